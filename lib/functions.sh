@@ -1,0 +1,108 @@
+# shellcheck shell=bash
+# Shared helpers: logging with elapsed time, errors, timing of stages, hashing.
+# Sourced by every script; sets VRB_ROOT and loads lib/parameters.sh.
+
+VRB_ROOT=${VRB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+# shellcheck source=lib/parameters.sh
+. "$VRB_ROOT/lib/parameters.sh"
+
+VRB_T0=${VRB_T0:-$(date +%s.%N)}
+export VRB_T0
+
+# elapsed: seconds since the top-level script started, e.g. "12.3"
+elapsed() {
+	awk -v t0="$VRB_T0" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.1f", t1 - t0 }'
+}
+
+log() {
+	printf '[%7ss] %s\n' "$(elapsed)" "$*" >&2
+}
+
+warn() {
+	printf '[%7ss] warning: %s\n' "$(elapsed)" "$*" >&2
+}
+
+die() {
+	printf '%s: error: %s\n' "${VRB_PROG:-${0##*/}}" "$*" >&2
+	exit 1
+}
+
+# need_cmd CMD PACKAGE: fail with the package to install when CMD is missing.
+need_cmd() {
+	command -v "$1" >/dev/null 2>&1 ||
+		die "'$1' not found: install it with 'apt-get install $2'"
+}
+
+# stage NAME CMD...: run CMD, printing the stage's start, end and duration.
+# A failing CMD ends the script (set -e); vrb_exit_report names the stage.
+# The duration (s) of the last stage is left in VRB_STAGE_SECONDS.
+stage() {
+	local name=$1 t0
+	shift
+	t0=$(date +%s.%N)
+	log "$name ..."
+	VRB_STAGE=$name
+	"$@"
+	VRB_STAGE=
+	VRB_STAGE_SECONDS=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	log "$name done in ${VRB_STAGE_SECONDS}s"
+}
+
+# vrb_exit_report RC: for a script's EXIT trap; names the stage that failed.
+vrb_exit_report() {
+	if [ "$1" -ne 0 ] && [ -n "${VRB_STAGE:-}" ]; then
+		log "stage '$VRB_STAGE' failed (exit $1)"
+	fi
+}
+VRB_STAGE=
+
+# sha256_of FILE...: one hash over the contents of the files, in order.
+sha256_of() {
+	cat "$@" | sha256sum | cut -c1-64
+}
+
+# series_patches DIR: the patch files named by DIR/series, in order,
+# skipping blank lines and comments. Fails naming a missing patch.
+series_patches() {
+	local dir=$1 line
+	[ -f "$dir/series" ] || die "no series file in $dir"
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=${line%%#*}
+		line=${line//[[:space:]]/}
+		[ -n "$line" ] || continue
+		[ -f "$dir/$line" ] || die "$dir/series names '$line', which is not in $dir"
+		printf '%s\n' "$dir/$line"
+	done <"$dir/series"
+}
+
+# series_hash DIR: hash of the series (names and contents), or "none" when empty.
+series_hash() {
+	local list p
+	list=$(series_patches "$1")
+	if [ -z "$list" ]; then
+		echo none
+		return
+	fi
+	while IFS= read -r p; do
+		basename "$p"
+		cat "$p"
+	done <<<"$list" | sha256sum | cut -c1-12
+}
+
+# kv_get FILE KEY: value of KEY=value in FILE (empty when absent).
+kv_get() {
+	[ -f "$1" ] || return 0
+	sed -n "s/^$2=//p" "$1" | tail -n 1
+}
+
+# is_uint VALUE: true when VALUE is a non-negative integer.
+is_uint() {
+	case $1 in '' | *[!0-9]*) return 1 ;; esac
+}
+
+# check_range NAME VALUE MIN MAX: die unless VALUE is an integer in [MIN, MAX].
+check_range() {
+	if ! is_uint "$2" || [ "$2" -lt "$3" ] || [ "$2" -gt "$4" ]; then
+		die "$1 must be an integer from $3 to $4, not '$2'"
+	fi
+}

@@ -1,0 +1,96 @@
+# shellcheck shell=bash
+# Booting a guest: the accelerator choice and the QEMU command line, in one
+# place. A guest boots a kernel with the host root shared read-only over 9p,
+# guest-config/init as PID 1, and a writable share (the run dir) through
+# which the command goes in and its output, exit status and timings come out.
+
+# qemu_profile_args FILE: the arguments in a guest-config/*.args file.
+qemu_profile_args() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$VRB_ROOT/guest-config/$1"
+}
+
+# accel_kvm_obstacle: why KVM cannot be used here ("" when it looks usable).
+accel_kvm_obstacle() {
+	local dev=${VRB_KVM_DEV:-/dev/kvm} sysmod=${VRB_SYSMODULE:-/sys/module}
+	if [ ! -e "$dev" ]; then
+		echo "no $dev"
+	elif [ ! -r "$dev" ] || [ ! -w "$dev" ]; then
+		echo "no read/write access to $dev"
+	elif [ -d "$sysmod/kvm_pvm" ]; then
+		echo "$dev is a paravirtual KVM (kvm_pvm) that cannot boot a stock kernel"
+	fi
+}
+
+# accel_choose MODE: prints "ACCEL REASON..." for MODE auto|kvm|tcg, without
+# the probe boot (see guest_accel).
+accel_choose() {
+	local obstacle
+	obstacle=$(accel_kvm_obstacle)
+	case $1 in
+	tcg) echo "tcg forced by --accel tcg" ;;
+	kvm)
+		[ -z "$obstacle" ] || die "--accel kvm: $obstacle"
+		echo "kvm forced by --accel kvm"
+		;;
+	auto)
+		if [ -n "$obstacle" ]; then
+			echo "tcg $obstacle"
+		else
+			echo "kvm-probe /dev/kvm present"
+		fi
+		;;
+	*) die "unknown accelerator '$1' (auto, kvm or tcg)" ;;
+	esac
+}
+
+# guest_accel MODE IMAGE: like accel_choose, but in auto mode a KVM that
+# looks usable is tried once per host boot with a short boot of IMAGE;
+# the verdict is cached.
+guest_accel() {
+	local choice cache boot_id
+	choice=$(accel_choose "$1")
+	case $choice in
+	kvm-probe*)
+		boot_id=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown)
+		cache=$VRB_CACHE/accel-probe.$boot_id
+		if [ ! -f "$cache" ]; then
+			mkdir -p "$VRB_CACHE"
+			log "trying KVM with a short boot (falls back to TCG if it does not boot)"
+			if VRB_ACCEL=kvm VRB_GUEST_BOOT_TIMEOUT=60 VRB_GUEST_CMD_TIMEOUT=30 \
+				"$VRB_ROOT/scripts/guest-run.sh" --kernel "$2" --accel kvm -- true >/dev/null 2>&1; then
+				echo "kvm /dev/kvm boots a kernel" >"$cache"
+			else
+				echo "tcg KVM probe boot failed (a paravirtual or broken KVM)" >"$cache"
+			fi
+		fi
+		cat "$cache"
+		;;
+	*) echo "$choice" ;;
+	esac
+}
+
+# guest_qemu_args ACCEL IMAGE RUNDIR VCPUS MEM APPEND: the QEMU command line,
+# one argument per line.
+guest_qemu_args() {
+	local accel=$1 image=$2 run=$3 vcpus=$4 mem=$5 append=$6
+	qemu_profile_args qemu-common.args
+	qemu_profile_args "qemu-$accel.args"
+	printf '%s\n' \
+		-smp "$vcpus" -m "$mem" \
+		-kernel "$image" \
+		-append "$append" \
+		-fsdev "local,id=vrbroot,path=/,security_model=none,readonly=on,multidevs=remap" \
+		-device "virtio-9p-pci,fsdev=vrbroot,mount_tag=vrbroot" \
+		-fsdev "local,id=vrbout,path=$run,security_model=none" \
+		-device "virtio-9p-pci,fsdev=vrbout,mount_tag=vrbout" \
+		-chardev "file,id=con,path=$run/console.log" \
+		-serial chardev:con \
+		-pidfile "$run/qemu.pid"
+}
+
+# guest_kernel_cmdline INIT EXTRA: the kernel command line.
+guest_kernel_cmdline() {
+	printf '%s' "console=ttyS0 root=vrbroot rootfstype=9p" \
+		" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro" \
+		" init=$1 panic=-1 ${2:-}"
+}

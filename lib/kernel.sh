@@ -1,0 +1,240 @@
+# shellcheck shell=bash
+# The kernel workspace: Debian's linux-source-6.1 unpacked once into a git
+# repo (branch "baseline"), a second worktree on branch "patched" with
+# patches/ applied by git am, one config, and incremental builds of both.
+#
+# Layout under $(kernel_workspace):
+#   stock/          source, git repo, branch baseline   (out/ = O= build dir)
+#   patched/        git worktree, branch patched        (out/ = O= build dir)
+#   state/          stamps: config, series applied, build keys
+# The O= dir is a direct child of the source, so kbuild uses srctree=".." and
+# both trees compile with identical command lines: ccache shares the objects.
+
+# kernel_debver: the installed linux-source-6.1 package version ("" if none).
+kernel_debver() {
+	dpkg-query -W -f '${Version}' "$VRB_KERNEL_PKG" 2>/dev/null || true
+}
+
+# kernel_workspace: the cache dir for the kernel source in use.
+kernel_workspace() {
+	local ver
+	ver=$(kernel_debver)
+	if [ -z "$ver" ] || [ "$VRB_KERNEL_TARBALL" != /usr/src/linux-source-6.1.tar.xz ]; then
+		ver=custom-$(stat -c '%n %s %Y' "$VRB_KERNEL_TARBALL" | sha256sum | cut -c1-12)
+	fi
+	echo "$VRB_CACHE/linux-$ver"
+}
+
+kernel_check_source() {
+	[ -f "$VRB_KERNEL_TARBALL" ] ||
+		die "kernel source $VRB_KERNEL_TARBALL not found: install it with 'apt-get install $VRB_KERNEL_PKG' (or set VRB_KERNEL_TARBALL)"
+	local ver
+	ver=$(kernel_debver)
+	if [ "$VRB_KERNEL_TARBALL" = /usr/src/linux-source-6.1.tar.xz ] &&
+		[ -n "$ver" ] && [ "$ver" != "$VRB_KERNEL_TESTED_DEBVER" ]; then
+		warn "$VRB_KERNEL_PKG $ver is installed; this project is tested on $VRB_KERNEL_TESTED_DEBVER: going on"
+	fi
+}
+
+kgit() {
+	git -c user.name=vrb -c user.email=vrb@localhost -c advice.detachedHead=false "$@"
+}
+
+# kernel_unpack: unpack the tarball once and commit it as branch baseline.
+kernel_unpack() {
+	local w tmp
+	w=$(kernel_workspace)
+	[ -f "$w/state/unpacked" ] && return 0
+	tmp=$w.partial
+	rm -rf "$tmp" "$w"
+	mkdir -p "$tmp/stock" "$tmp/state"
+	tar -xJf "$VRB_KERNEL_TARBALL" -C "$tmp/stock" --strip-components=1
+	(
+		cd "$tmp/stock" || exit
+		kgit init -q -b baseline
+		printf '/out/\n/out-*/\n' >>.git/info/exclude
+		kgit add -A -f .
+		GIT_AUTHOR_DATE=2000-01-01T00:00:00Z GIT_COMMITTER_DATE=2000-01-01T00:00:00Z \
+			kgit commit -q -m "baseline: $(basename "$VRB_KERNEL_TARBALL") $(kernel_debver)"
+	)
+	mv "$tmp" "$w"
+	make -s -C "$w/stock" kernelversion >"$w/state/kernelversion"
+	echo "$VRB_KERNEL_TARBALL" >"$w/state/unpacked"
+}
+
+kernel_version() {
+	cat "$(kernel_workspace)/state/kernelversion"
+}
+
+# kernel_apply_series [--force]: make the patched worktree = baseline + patches/series.
+# Refuses to throw away edits or commits made by hand in the patched tree
+# unless --force.
+kernel_apply_series() {
+	local force=${1:-} w want have head p name out list
+	w=$(kernel_workspace)
+	list=$(series_patches "$VRB_PATCHES")
+	want=$(series_hash "$VRB_PATCHES")
+	if [ ! -d "$w/patched" ]; then
+		kgit -C "$w/stock" worktree add -q -b patched "$w/patched" baseline
+		rm -f "$w/state/series" "$w/state/patched-head"
+	fi
+	have=$(cat "$w/state/series" 2>/dev/null || true)
+	head=$(kgit -C "$w/patched" rev-parse HEAD)
+	if [ "$force" != --force ] && [ -f "$w/state/patched-head" ]; then
+		if [ "$head" != "$(cat "$w/state/patched-head")" ] ||
+			[ -n "$(kgit -C "$w/patched" status --porcelain -uno)" ]; then
+			die "the patched tree $w/patched has changes not from patches/: export them with 'git format-patch' into patches/, or rerun with --force to discard them"
+		fi
+	fi
+	if [ "$force" != --force ] && [ "$want" = "$have" ] && [ -f "$w/state/patched-head" ]; then
+		log "patches/ unchanged (series $want): patched tree reused"
+		return 0
+	fi
+	rm -f "$w/state/series" "$w/state/patched-head"
+	kgit -C "$w/patched" am --abort >/dev/null 2>&1 || true
+	kgit -C "$w/patched" checkout -q -f -B patched baseline
+	while IFS= read -r p; do
+		[ -n "$p" ] || continue
+		name=$(basename "$p")
+		if ! out=$(kgit -C "$w/patched" am -q --keep-cr "$p" 2>&1); then
+			kgit -C "$w/patched" am --abort >/dev/null 2>&1 || true
+			kgit -C "$w/patched" checkout -q -f -B patched baseline
+			printf '%s\n' "$out" >&2
+			die "patch $name does not apply to Linux $(kernel_version) ($(kernel_debver))"
+		fi
+		log "applied $name"
+	done <<<"$list"
+	kgit -C "$w/patched" rev-parse HEAD >"$w/state/patched-head"
+	echo "$want" >"$w/state/series"
+}
+
+# config_check MERGED FRAGMENT...: every option set in a fragment must have
+# the same value in MERGED; prints the ones that do not.
+config_check() {
+	local merged=$1 frag line opt bad=0
+	shift
+	for frag in "$@"; do
+		while IFS= read -r line; do
+			case $line in
+			CONFIG_*=*)
+				grep -qxF "$line" "$merged" || {
+					opt=${line%%=*}
+					echo "$line (got: $(grep -E "^(# )?${opt}[= ]" "$merged" || echo unset))"
+					bad=1
+				}
+				;;
+			"# CONFIG_"*" is not set")
+				opt=${line#\# }
+				opt=${opt%% *}
+				! grep -q "^$opt=" "$merged" || {
+					echo "$line (got: $(grep "^$opt=" "$merged"))"
+					bad=1
+				}
+				;;
+			esac
+		done <"$frag"
+	done
+	return "$bad"
+}
+
+# kernel_config: tinyconfig + kvm_guest.config + our fragments -> state/config.
+kernel_config() {
+	local w key frags=() f gen bad
+	w=$(kernel_workspace)
+	for f in $VRB_CONFIG_FRAGMENTS; do frags+=("$VRB_ROOT/$f"); done
+	key=$( { echo "$VRB_CONFIG_BASE"; cat "${frags[@]}"; } | sha256sum | cut -c1-16)
+	if [ -f "$w/state/config" ] && [ "$(cat "$w/state/config.key" 2>/dev/null)" = "$key" ]; then
+		return 0
+	fi
+	gen=$w/stock/out-config
+	rm -rf "$gen"
+	mkdir -p "$gen"
+	{
+		make -C "$w/stock" O="$gen" ARCH="$VRB_ARCH" tinyconfig &&
+			"$w/stock/scripts/kconfig/merge_config.sh" -m -O "$gen" "$gen/.config" \
+				"$w/stock/kernel/configs/kvm_guest.config" "${frags[@]}" &&
+			make -C "$w/stock" O="$gen" ARCH="$VRB_ARCH" olddefconfig
+	} >"$w/state/config.log" 2>&1 || die "config generation failed: see $w/state/config.log"
+	if ! bad=$(config_check "$gen/.config" "${frags[@]}"); then
+		die "options from $VRB_CONFIG_FRAGMENTS did not take effect (missing dependency?):
+$bad"
+	fi
+	cp "$gen/.config" "$w/state/config"
+	echo "$key" >"$w/state/config.key"
+	rm -rf "$gen"
+}
+
+kernel_config_hash() {
+	sha256_of "$(kernel_workspace)/state/config" | cut -c1-12
+}
+
+# kernel_make_vars VARIANT: the make command line of a build (one place).
+kernel_make_vars() {
+	local cc=gcc
+	command -v ccache >/dev/null 2>&1 && cc="ccache gcc"
+	printf '%s\n' "ARCH=$VRB_ARCH" "LOCALVERSION=-$1" "CC=$cc" "-j$(nproc)"
+}
+
+# kernel_image VARIANT: path of the built bzImage.
+kernel_image() {
+	echo "$(kernel_workspace)/$1/out/arch/x86/boot/bzImage"
+}
+
+kernel_build_info() {
+	echo "$(kernel_workspace)/$1/out/vrb-build-info"
+}
+
+# kernel_build VARIANT: build bzImage incrementally; nothing when up to date.
+kernel_build() {
+	local variant=$1 w src out key vars=() t0 pid n rc=0 secs
+	w=$(kernel_workspace)
+	src=$w/$variant
+	out=$src/out
+	[ -d "$src" ] || die "no source tree for '$variant' (run the workspace step first)"
+	mkdir -p "$out"
+	cmp -s "$w/state/config" "$out/.config" || cp "$w/state/config" "$out/.config"
+	mapfile -t vars < <(kernel_make_vars "$variant")
+	key=$( {
+		kgit -C "$src" rev-parse HEAD
+		kgit -C "$src" diff HEAD
+		cat "$w/state/config"
+		printf '%s\n' "${vars[@]}"
+	} | sha256sum | cut -c1-16)
+	if [ -f "$out/arch/x86/boot/bzImage" ] && [ "$(kv_get "$out/vrb-build-info" key)" = "$key" ]; then
+		log "$variant kernel up to date ($(kv_get "$out/vrb-build-info" release)): not rebuilt"
+		return 0
+	fi
+	rm -f "$out/vrb-build-info"
+	t0=$(date +%s)
+	# Objects do not depend on the build dir (srctree is ".."), so let ccache
+	# share them between the stock and patched trees and between clones;
+	# depend mode saves the extra preprocessor run on a miss.
+	export CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1
+	make -C "$src" O=out "${vars[@]}" bzImage >"$out/vrb-build.log" 2>&1 &
+	pid=$!
+	n=0
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 5
+		n=$((n + 1))
+		[ $((n % 12)) -eq 0 ] || continue
+		log "$variant: building, $(grep -c '^  CC ' "$out/vrb-build.log" || true) objects compiled so far"
+	done
+	wait "$pid" || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		tail -n 30 "$out/vrb-build.log" >&2
+		die "$variant kernel build failed (full log: $out/vrb-build.log)"
+	fi
+	secs=$(($(date +%s) - t0))
+	{
+		echo "variant=$variant"
+		echo "key=$key"
+		echo "release=$(cat "$out/include/config/kernel.release")"
+		echo "uts_version=$(sed -n 's/^#define UTS_VERSION "\(.*\)"$/\1/p' "$out/include/generated/utsversion.h" 2>/dev/null || true)"
+		echo "head=$(kgit -C "$src" rev-parse HEAD)"
+		echo "series=$(if [ "$variant" = stock ]; then echo none; else cat "$w/state/series"; fi)"
+		echo "config_hash=$(kernel_config_hash)"
+		echo "build_seconds=$secs"
+		echo "make=${vars[*]}"
+	} >"$out/vrb-build-info"
+	log "$variant kernel built in ${secs}s: $(kv_get "$out/vrb-build-info" release)"
+}

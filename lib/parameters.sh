@@ -1,0 +1,33 @@
+# shellcheck shell=bash disable=SC2034
+# One place for the facts the harness is built around. Sourced by every script;
+# each value can be overridden from the environment (VRB_*).
+
+# The kernel this project is tested on: Debian's linux-source-6.1 package.
+VRB_KERNEL_PKG=linux-source-6.1
+VRB_KERNEL_TESTED_DEBVER=6.1.192-3
+VRB_KERNEL_TARBALL=${VRB_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+VRB_ARCH=x86_64
+
+# The two kernels built from one config: stock (no patches) and patched (the series).
+VRB_VARIANTS="stock patched"
+
+# The patch series (patches/series names the files, in order).
+VRB_PATCHES=${VRB_PATCHES:-$VRB_ROOT/patches}
+
+# Where the kernel workspace, builds and probe caches live (ignored by git).
+VRB_CACHE=${VRB_CACHE:-$VRB_ROOT/.cache}
+
+# Kernel config: tinyconfig + these fragments, in this order (relative to VRB_ROOT).
+VRB_CONFIG_BASE="tinyconfig kvm_guest.config"
+VRB_CONFIG_FRAGMENTS="guest-config/kernel.config"
+
+# Guest defaults (scripts/guest-run.sh).
+VRB_GUEST_VCPUS=${VRB_GUEST_VCPUS:-2}
+VRB_GUEST_MEM=${VRB_GUEST_MEM:-1024}          # MiB
+VRB_GUEST_BOOT_TIMEOUT=${VRB_GUEST_BOOT_TIMEOUT:-180}  # s until init runs
+VRB_GUEST_CMD_TIMEOUT=${VRB_GUEST_CMD_TIMEOUT:-900}    # s for the command
+VRB_ACCEL=${VRB_ACCEL:-auto}                   # auto | kvm | tcg
+VRB_QEMU=${VRB_QEMU:-qemu-system-x86_64}
+
+# Results.
+VRB_RESULTS=${VRB_RESULTS:-$VRB_ROOT/results}

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# The benchmark suite: builds the stock and patched kernels, boots QEMU
+# guests on them, runs the workloads and writes the results to results/.
+set -euo pipefail
+VRB_PROG="run-bench.sh"
+VRB_COMMAND_LINE="$0 $*"
+# shellcheck source=lib/functions.sh
+. "$(dirname "$0")/lib/functions.sh"
+# shellcheck source=lib/kernel.sh
+. "$VRB_ROOT/lib/kernel.sh"
+# shellcheck source=lib/results.sh
+. "$VRB_ROOT/lib/results.sh"
+
+WORKLOADS="boot"
+
+usage() {
+	cat <<EOF
+Usage: ./run-bench.sh [options] [WORKLOAD...]
+
+Builds the stock and patched guest kernels (incrementally), then runs each
+WORKLOAD on both, interleaved, and writes CSV files with their metadata to
+results/<date>-<workload>/.
+
+Workloads (default: all):
+  boot     boot each kernel, run a command, power off; times boot-to-command
+
+Options:
+  --variants LIST    kernels to compare, space-separated (default: "$VRB_VARIANTS")
+  --repeats N        interleaved repeats per kernel (default: 1)
+  --vcpus N          guest vCPUs (default: $VRB_GUEST_VCPUS)
+  --mem MIB          guest memory (default: $VRB_GUEST_MEM)
+  --accel A          auto, kvm or tcg (default: $VRB_ACCEL)
+  --results DIR      where result dirs go (default: $VRB_RESULTS)
+  -h, --help         this text
+
+Under TCG (no usable KVM) absolute rates mean little: compare the kernels
+and settings of one run against each other.
+EOF
+}
+
+variants=$VRB_VARIANTS repeats=1 vcpus=$VRB_GUEST_VCPUS mem=$VRB_GUEST_MEM
+accel=$VRB_ACCEL
+workloads=()
+declare -A build_wall
+
+parse_args() {
+	local v
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--variants) [ $# -ge 2 ] || die "$1 needs a value"; variants=$2; shift 2 ;;
+		--repeats) [ $# -ge 2 ] || die "$1 needs a value"; repeats=$2; shift 2 ;;
+		--vcpus) [ $# -ge 2 ] || die "$1 needs a value"; vcpus=$2; shift 2 ;;
+		--mem) [ $# -ge 2 ] || die "$1 needs a value"; mem=$2; shift 2 ;;
+		--accel) [ $# -ge 2 ] || die "$1 needs a value"; accel=$2; shift 2 ;;
+		--results) [ $# -ge 2 ] || die "$1 needs a value"; VRB_RESULTS=$2; shift 2 ;;
+		-h | --help) usage; exit 0 ;;
+		-*) usage >&2; die "unknown option '$1'" ;;
+		*)
+			case " $WORKLOADS " in
+			*" $1 "*) workloads+=("$1") ;;
+			*) die "unknown workload '$1' (known: $WORKLOADS)" ;;
+			esac
+			shift
+			;;
+		esac
+	done
+	[ "${#workloads[@]}" -gt 0 ] || read -ra workloads <<<"$WORKLOADS"
+	check_range --repeats "$repeats" 1 1000
+	check_range --vcpus "$vcpus" 1 8
+	check_range --mem "$mem" 256 1048576
+	case $accel in auto | kvm | tcg) ;; *) die "unknown accelerator '$accel' (auto, kvm or tcg)" ;; esac
+	[ -n "$variants" ] || die "--variants is empty"
+	for v in $variants; do
+		case " $VRB_VARIANTS " in
+		*" $v "*) ;;
+		*) die "unknown kernel variant '$v' (known: $VRB_VARIANTS)" ;;
+		esac
+	done
+	VRB_RESULTS=$(mkdir -p "$VRB_RESULTS" && cd "$VRB_RESULTS" && pwd)
+}
+
+build_kernels() {
+	local v t0
+	for v in $variants; do
+		t0=$(date +%s)
+		"$VRB_ROOT/scripts/build-kernels.sh" --variant "$v"
+		build_wall[$v]=$(($(date +%s) - t0))
+	done
+}
+
+# guest VARIANT RUNDIR CMD...: run CMD in a guest of VARIANT, files in RUNDIR.
+guest() {
+	local v=$1 dir=$2
+	shift 2
+	"$VRB_ROOT/scripts/guest-run.sh" --kernel "$v" --vcpus "$vcpus" --mem "$mem" \
+		--accel "$accel" --run-dir "$dir" -- "$@"
+}
+
+workload_boot() {
+	local dir csv r v run accel_used=''
+	dir=$(results_new_dir boot)
+	csv=$dir/boot.csv
+	mkdir -p "$dir/runs"
+	for r in $(seq "$repeats"); do
+		for v in $variants; do
+			run=$dir/runs/$v-$r
+			guest "$v" "$run" uname -rv >/dev/null
+			accel_used=$(kv_get "$run/timing" accel)
+			if [ ! -f "$csv" ]; then
+				results_csv_open "$csv" \
+					"repeat,variant,release,boot_to_command_s,guest_uptime_at_command_s,total_s" \
+					"workload=boot" "accel=$accel_used ($(kv_get "$run/timing" accel_reason))" \
+					"vcpus=$vcpus" "mem_mib=$mem" "repeats=$repeats"
+			fi
+			printf '%s,%s,%s,%s,%s,%s\n' "$r" "$v" \
+				"$(kv_get "$(kernel_build_info "$v")" release)" \
+				"$(kv_get "$run/timing" boot_seconds)" \
+				"$(kv_get "$run/timing" guest_uptime_at_start)" \
+				"$(kv_get "$run/timing" total_seconds)" >>"$csv"
+		done
+	done
+	{
+		results_meta "workload=boot" "accel=$accel_used"
+		for v in $variants; do
+			echo "build_wall_seconds_$v: ${build_wall[$v]}"
+			echo "build_seconds_last_full_$v: $(kv_get "$(kernel_build_info "$v")" build_seconds)"
+		done
+	} >"$dir/meta.txt"
+	log "accelerator: $accel_used"
+	for v in $variants; do
+		log "$v: build step ${build_wall[$v]}s this run (last real build $(kv_get "$(kernel_build_info "$v")" build_seconds)s)"
+	done
+	log "boot-to-command times (s), per kernel:"
+	awk -F, '!/^#/ && NR > 1 && $1 != "repeat" { t[$2] = t[$2] " " $4 } END { for (v in t) printf "  %-8s%s\n", v, t[v] }' "$csv" >&2
+	log "results: $csv"
+}
+
+main() {
+	local w
+	parse_args "$@"
+	stage "build kernels ($variants)" build_kernels
+	for w in "${workloads[@]}"; do
+		stage "workload $w" "workload_$w"
+	done
+}
+
+trap 'vrb_exit_report $?' EXIT
+main "$@"

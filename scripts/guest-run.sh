@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# Boot a kernel in QEMU, run one command inside, print its output, exit with
+# its status, power off. See lib/guest.sh for the machine and usage() below.
+set -euo pipefail
+VRB_PROG="guest-run.sh"
+# shellcheck source=lib/functions.sh
+. "$(dirname "$0")/../lib/functions.sh"
+# shellcheck source=lib/kernel.sh
+. "$VRB_ROOT/lib/kernel.sh"
+# shellcheck source=lib/guest.sh
+. "$VRB_ROOT/lib/guest.sh"
+
+usage() {
+	cat <<EOF
+Usage: scripts/guest-run.sh [options] -- COMMAND [ARG...]
+
+Boots a guest kernel under QEMU with the host root shared read-only (9p),
+tmpfs where the guest writes, and runs COMMAND (with bash, in the current
+directory) as root. The command's output is printed as it comes; the exit
+status is the command's, or 124 when it timed out, 125 when the guest did not
+boot or stopped before the command finished.
+
+  --kernel K         stock, patched, or the path of a bzImage (default: patched)
+  --vcpus N          virtual CPUs (default: $VRB_GUEST_VCPUS)
+  --mem MIB          guest memory in MiB (default: $VRB_GUEST_MEM)
+  --accel A          auto, kvm or tcg (default: $VRB_ACCEL). auto uses KVM when
+                     it really boots a kernel, else multi-threaded TCG
+  --boot-timeout S   seconds until init runs before the guest is killed ($VRB_GUEST_BOOT_TIMEOUT)
+  --timeout S        seconds the command may run ($VRB_GUEST_CMD_TIMEOUT)
+  --run-dir DIR      keep the run's files here (console.log, output, rc, timing);
+                     default: a temporary dir, removed after a clean run
+  --qemu-arg ARG     one more QEMU argument (repeatable)
+  --append ARGS      more kernel command line
+  --init PATH        PID 1 (default: guest-config/init)
+  -h, --help         this text
+
+In the guest: VRB_ROOT is this repository, VRB_OUT the writable share (the run dir).
+EOF
+}
+
+kernel=patched vcpus=$VRB_GUEST_VCPUS mem=$VRB_GUEST_MEM accel_mode=$VRB_ACCEL
+boot_timeout=$VRB_GUEST_BOOT_TIMEOUT cmd_timeout=$VRB_GUEST_CMD_TIMEOUT
+run='' keep_run='' append='' init=$VRB_ROOT/guest-config/init
+qemu_extra=()
+qpid='' tpid=''
+
+# shellcheck disable=SC2317 # called from the EXIT trap
+cleanup() {
+	local rc=$?
+	[ -z "$qpid" ] || kill "$qpid" 2>/dev/null || true
+	[ -z "$tpid" ] || kill "$tpid" 2>/dev/null || true
+	if [ -n "$run" ] && [ -z "$keep_run" ] && [ "$rc" -eq 0 ]; then
+		rm -rf "$run"
+	elif [ -n "$run" ] && [ "$rc" -ne 0 ]; then
+		log "run files kept in $run"
+	fi
+	vrb_exit_report "$rc"
+}
+
+need_value() {
+	[ "$1" -ge 2 ] || die "$2 needs a value"
+}
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kernel) need_value $# "$1"; kernel=$2; shift 2 ;;
+		--vcpus) need_value $# "$1"; vcpus=$2; shift 2 ;;
+		--mem) need_value $# "$1"; mem=$2; shift 2 ;;
+		--accel) need_value $# "$1"; accel_mode=$2; shift 2 ;;
+		--boot-timeout) need_value $# "$1"; boot_timeout=$2; shift 2 ;;
+		--timeout) need_value $# "$1"; cmd_timeout=$2; shift 2 ;;
+		--run-dir) need_value $# "$1"; run=$2; keep_run=1; shift 2 ;;
+		--qemu-arg) need_value $# "$1"; qemu_extra+=("$2"); shift 2 ;;
+		--append) need_value $# "$1"; append=$2; shift 2 ;;
+		--init) need_value $# "$1"; init=$2; shift 2 ;;
+		-h | --help) usage; exit 0 ;;
+		--) shift; break ;;
+		*) usage >&2; die "unknown option '$1'" ;;
+		esac
+	done
+	[ $# -gt 0 ] || die "no command given (usage: guest-run.sh [options] -- COMMAND)"
+	command_words=("$@")
+	check_range --vcpus "$vcpus" 1 8
+	check_range --mem "$mem" 256 1048576
+	check_range --boot-timeout "$boot_timeout" 1 86400
+	check_range --timeout "$cmd_timeout" 1 604800
+	case $kernel in
+	stock | patched) image=$(kernel_image "$kernel") ;;
+	*) image=$kernel ;;
+	esac
+	[ -f "$image" ] || die "kernel image '$image' not found (build it with scripts/build-kernels.sh)"
+	[ -x "$init" ] || die "init '$init' is not an executable file"
+}
+
+# now: seconds since the epoch, with decimals.
+now() { date +%s.%N; }
+# since T: seconds since T, one decimal.
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+# older T LIMIT: true when more than LIMIT seconds have passed since T.
+older() { awk -v a="$1" -v b="$(now)" -v l="$2" 'BEGIN { exit !(b - a > l) }'; }
+
+write_cmd() {
+	{
+		printf 'cd %q || exit 125\n' "$PWD"
+		printf 'export VRB_ROOT=%q VRB_OUT=/run/vrb/out\n' "$VRB_ROOT"
+		printf '%q ' "${command_words[@]}"
+		echo
+	} >"$run/cmd"
+}
+
+# show_failure WHAT: a clear message with the end of QEMU's and the console's output.
+show_failure() {
+	log "$1"
+	if [ -s "$run/qemu.log" ]; then
+		echo "--- qemu:" >&2
+		tail -n 10 "$run/qemu.log" >&2
+	fi
+	if [ -s "$run/console.log" ]; then
+		echo "--- last console lines ($run/console.log):" >&2
+		tail -n 15 "$run/console.log" >&2
+	fi
+}
+
+main() {
+	local t0 tstart='' boot_s='' accel reason verdict qrc=0 rc
+	parse_args "$@"
+	need_cmd "$VRB_QEMU" qemu-system-x86
+	if [ -n "$run" ]; then
+		mkdir -p "$run"
+		run=$(cd "$run" && pwd)
+		rm -f "$run"/{cmd,output,rc,rc.tmp,started,finished,console.log,qemu.log,qemu.pid,timing}
+	else
+		run=$(mktemp -d "${TMPDIR:-/tmp}/vrb-guest.XXXXXX")
+	fi
+	trap cleanup EXIT
+	trap 'exit 130' INT TERM
+	verdict=$(guest_accel "$accel_mode" "$image")
+	accel=${verdict%% *}
+	reason=${verdict#* }
+	write_cmd
+	local -a args
+	mapfile -t args < <(guest_qemu_args "$accel" "$image" "$run" "$vcpus" "$mem" \
+		"$(guest_kernel_cmdline "$init" "$append")")
+	log "booting $kernel: accel=$accel ($reason), vcpus=$vcpus, mem=${mem}M"
+	t0=$(now)
+	"$VRB_QEMU" "${args[@]}" "${qemu_extra[@]}" >"$run/qemu.log" 2>&1 </dev/null &
+	qpid=$!
+	while kill -0 "$qpid" 2>/dev/null; do
+		if [ -z "$tstart" ]; then
+			if [ -f "$run/started" ]; then
+				tstart=$(now)
+				boot_s=$(since "$t0")
+				log "guest up: command running ${boot_s}s after QEMU start"
+				tail -n +1 -F --pid="$qpid" "$run/output" 2>/dev/null &
+				tpid=$!
+			elif older "$t0" "$boot_timeout"; then
+				kill "$qpid" 2>/dev/null || true
+				wait "$qpid" 2>/dev/null || true
+				qpid=
+				show_failure "guest did not boot within ${boot_timeout}s: killed"
+				exit 125
+			fi
+		elif [ -f "$run/rc" ]; then
+			break
+		elif older "$tstart" "$cmd_timeout"; then
+			kill "$qpid" 2>/dev/null || true
+			wait "$qpid" 2>/dev/null || true
+			qpid=
+			show_failure "command did not finish within ${cmd_timeout}s: guest killed"
+			exit 124
+		fi
+		sleep 0.2
+	done
+	# The command is done (or QEMU ended): give the guest time to power off.
+	local i
+	for i in $(seq 50); do
+		kill -0 "$qpid" 2>/dev/null || break
+		sleep 0.2
+	done
+	[ "$i" -lt 50 ] || { warn "guest did not power off: killing QEMU"; kill "$qpid" 2>/dev/null || true; }
+	wait "$qpid" || qrc=$?
+	qpid=
+	if [ -n "$tpid" ]; then
+		wait "$tpid" 2>/dev/null || true
+		tpid=
+	fi
+	{
+		echo "kernel=$kernel"
+		echo "image=$image"
+		echo "accel=$accel"
+		echo "accel_reason=$reason"
+		echo "vcpus=$vcpus"
+		echo "mem_mib=$mem"
+		echo "boot_seconds=$boot_s"
+		echo "guest_uptime_at_start=$(cat "$run/started" 2>/dev/null || true)"
+		echo "total_seconds=$(since "$t0")"
+	} >"$run/timing"
+	if [ -z "$tstart" ]; then
+		show_failure "guest did not reach init: QEMU exited with status $qrc"
+		exit 125
+	fi
+	if [ ! -f "$run/rc" ]; then
+		show_failure "guest stopped before the command finished (QEMU exit $qrc)"
+		exit 125
+	fi
+	rc=$(cat "$run/rc")
+	log "command exited with status $rc; guest powered off after $(since "$t0")s"
+	exit "$rc"
+}
+
+main "$@"

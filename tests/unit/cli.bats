@@ -1,0 +1,63 @@
+#!/usr/bin/env bats
+# Command-line behaviour of the scripts: --help, and clear errors for bad
+# input before anything is built or booted.
+
+load helpers
+
+setup() {
+	export VRB_CACHE=$BATS_TEST_TMPDIR/cache VRB_RESULTS=$BATS_TEST_TMPDIR/results
+}
+
+@test "every script has a --help that exits 0" {
+	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh; do
+		run "$VRB_ROOT/$s" --help
+		[ "$status" -eq 0 ]
+		[[ "$output" == Usage:* ]]
+	done
+}
+
+@test "an unknown option is refused by every script" {
+	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh; do
+		run "$VRB_ROOT/$s" --no-such-option
+		[ "$status" -ne 0 ]
+		[[ "$output" == *"unknown option '--no-such-option'"* ]]
+	done
+}
+
+@test "run-bench.sh refuses an unknown workload, variant, accelerator and bad numbers" {
+	run "$VRB_ROOT/run-bench.sh" nosuchworkload
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"unknown workload 'nosuchworkload'"* ]]
+	run "$VRB_ROOT/run-bench.sh" --variants "stock bogus"
+	[[ "$output" == *"unknown kernel variant 'bogus'"* ]]
+	run "$VRB_ROOT/run-bench.sh" --accel xen
+	[[ "$output" == *"unknown accelerator 'xen'"* ]]
+	run "$VRB_ROOT/run-bench.sh" --repeats 0
+	[[ "$output" == *"--repeats must be an integer from 1 to 1000"* ]]
+	run "$VRB_ROOT/run-bench.sh" --vcpus
+	[[ "$output" == *"--vcpus needs a value"* ]]
+	[ ! -e "$VRB_CACHE" ]
+}
+
+@test "guest-run.sh checks its numbers, the kernel image and the command before booting" {
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /bin/true --vcpus 0 -- true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--vcpus must be an integer from 1 to 8, not '0'"* ]]
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /bin/true --mem 12 -- true
+	[[ "$output" == *"--mem must be an integer"* ]]
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /nonexistent/bzImage -- true
+	[[ "$output" == *"kernel image '/nonexistent/bzImage' not found"* ]]
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /bin/true
+	[[ "$output" == *"no command given"* ]]
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /bin/true --accel hvf -- true
+	[[ "$output" == *"unknown accelerator 'hvf'"* ]]
+}
+
+@test "build-kernels.sh refuses an unknown variant and a missing kernel source" {
+	run "$VRB_ROOT/scripts/build-kernels.sh" --variant sid
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"unknown variant 'sid'"* ]]
+	VRB_KERNEL_TARBALL=$BATS_TEST_TMPDIR/none.tar.xz run "$VRB_ROOT/scripts/build-kernels.sh"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"none.tar.xz not found: install it with 'apt-get install linux-source-6.1'"* ]]
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bats
+# The accelerator choice and the QEMU command line, without booting.
+
+load helpers
+
+setup() {
+	load_libs
+	export VRB_SYSMODULE=$BATS_TEST_TMPDIR/sysmodule
+	mkdir -p "$VRB_SYSMODULE"
+	export VRB_KVM_DEV=$BATS_TEST_TMPDIR/kvm
+}
+
+@test "no /dev/kvm: auto picks TCG and says why" {
+	run accel_choose auto
+	[ "$status" -eq 0 ]
+	[ "$output" = "tcg no $VRB_KVM_DEV" ]
+}
+
+@test "a paravirtual KVM (kvm_pvm) is not used: auto picks TCG and says why" {
+	touch "$VRB_KVM_DEV"
+	mkdir "$VRB_SYSMODULE/kvm_pvm"
+	run accel_choose auto
+	[[ "$output" == "tcg $VRB_KVM_DEV is a paravirtual KVM (kvm_pvm)"* ]]
+	run accel_choose kvm
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--accel kvm: $VRB_KVM_DEV is a paravirtual KVM"* ]]
+}
+
+@test "a KVM that looks usable is probed with a real boot in auto mode" {
+	touch "$VRB_KVM_DEV"
+	run accel_choose auto
+	[[ "$output" == kvm-probe* ]]
+	run accel_choose kvm
+	[[ "$output" == "kvm forced by --accel kvm" ]]
+}
+
+@test "tcg can always be forced; an unknown accelerator is refused" {
+	touch "$VRB_KVM_DEV"
+	run accel_choose tcg
+	[[ "$output" == "tcg forced by --accel tcg" ]]
+	run accel_choose whpx
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"unknown accelerator 'whpx'"* ]]
+}
+
+@test "the QEMU command line shares the host root read-only and the run dir writable" {
+	mapfile -t args < <(guest_qemu_args tcg /k/bzImage /r/run 2 1024 "console=ttyS0")
+	line=" ${args[*]} "
+	[[ "$line" == *" -accel tcg,thread=multi"* ]]
+	[[ "$line" == *" -cpu max "* ]]
+	[[ "$line" == *" -smp 2 -m 1024 -kernel /k/bzImage -append console=ttyS0 "* ]]
+	[[ "$line" == *"path=/,security_model=none,readonly=on"* ]]
+	[[ "$line" == *"id=vrbout,path=/r/run,security_model=none "* ]]
+	[[ "$line" == *" -no-reboot "* ]]
+	[[ "$line" != *"readonly=on"*"readonly=on"* ]]
+	mapfile -t args < <(guest_qemu_args kvm /k/bzImage /r/run 1 512 x)
+	[[ " ${args[*]} " == *" -accel kvm -cpu host "* ]]
+}
+
+@test "the kernel command line boots the 9p root read-only with our init" {
+	run guest_kernel_cmdline /repo/guest-config/init "foo=1"
+	[[ "$output" == *"root=vrbroot rootfstype=9p"* ]]
+	[[ "$output" == *" ro "* ]]
+	[[ "$output" == *"init=/repo/guest-config/init panic=-1 foo=1"* ]]
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bats
+# Small helpers: range checks, key=value files, config fragment checks.
+
+load helpers
+
+setup() {
+	load_libs
+}
+
+@test "check_range accepts the bounds and refuses outside, negative and junk" {
+	run check_range --x 1 1 8
+	[ "$status" -eq 0 ]
+	run check_range --x 8 1 8
+	[ "$status" -eq 0 ]
+	for bad in 0 9 -1 abc 1.5 ""; do
+		run check_range --x "$bad" 1 8
+		[ "$status" -ne 0 ]
+		[[ "$output" == *"--x must be an integer from 1 to 8"* ]]
+	done
+}
+
+@test "kv_get returns the last value of a key and nothing for a missing file" {
+	printf 'a=1\nb=two words\na=3\n' >"$BATS_TEST_TMPDIR/kv"
+	[ "$(kv_get "$BATS_TEST_TMPDIR/kv" a)" = 3 ]
+	[ "$(kv_get "$BATS_TEST_TMPDIR/kv" b)" = "two words" ]
+	[ -z "$(kv_get "$BATS_TEST_TMPDIR/kv" c)" ]
+	[ -z "$(kv_get "$BATS_TEST_TMPDIR/nope" a)" ]
+}
+
+@test "config_check passes when every fragment option took effect" {
+	printf 'CONFIG_A=y\nCONFIG_N=8\n# CONFIG_B is not set\n' >"$BATS_TEST_TMPDIR/frag"
+	printf 'CONFIG_A=y\nCONFIG_N=8\n# CONFIG_B is not set\nCONFIG_C=y\n' >"$BATS_TEST_TMPDIR/merged"
+	run config_check "$BATS_TEST_TMPDIR/merged" "$BATS_TEST_TMPDIR/frag"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "config_check reports options that were dropped or changed" {
+	printf 'CONFIG_A=y\nCONFIG_N=8\n# CONFIG_B is not set\nCONFIG_D=y\n' >"$BATS_TEST_TMPDIR/frag"
+	printf '# CONFIG_A is not set\nCONFIG_N=64\nCONFIG_B=y\n' >"$BATS_TEST_TMPDIR/merged"
+	run config_check "$BATS_TEST_TMPDIR/merged" "$BATS_TEST_TMPDIR/frag"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"CONFIG_A=y (got: # CONFIG_A is not set)"* ]]
+	[[ "$output" == *"CONFIG_N=8 (got: CONFIG_N=64)"* ]]
+	[[ "$output" == *"# CONFIG_B is not set (got: CONFIG_B=y)"* ]]
+	[[ "$output" == *"CONFIG_D=y (got: unset)"* ]]
+}
+
+@test "the guest config fragment has only option lines and comments" {
+	run grep -vE '^(CONFIG_[A-Z0-9_]+=.+|# CONFIG_[A-Z0-9_]+ is not set|#.*|)$' "$VRB_ROOT/guest-config/kernel.config"
+	[ "$status" -eq 1 ]
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bats
+# patches/series parsing and the series hash.
+
+load helpers
+
+setup() {
+	load_libs
+}
+
+@test "series_patches lists patches in order, skipping comments and blank lines" {
+	printf 'x\n' >"$VRB_PATCHES/0002-b.patch"
+	printf 'y\n' >"$VRB_PATCHES/0001-a.patch"
+	printf '# comment\n\n0002-b.patch\n  0001-a.patch  # trailing\n' >"$VRB_PATCHES/series"
+	run series_patches "$VRB_PATCHES"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "$VRB_PATCHES/0002-b.patch" ]
+	[ "${lines[1]}" = "$VRB_PATCHES/0001-a.patch" ]
+	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "series_patches names a patch the series lists but the dir lacks" {
+	printf '0001-missing.patch\n' >"$VRB_PATCHES/series"
+	run series_patches "$VRB_PATCHES"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"0001-missing.patch"* ]]
+}
+
+@test "series_patches fails without a series file" {
+	run series_patches "$VRB_PATCHES"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"no series file"* ]]
+}
+
+@test "series_hash is none for an empty series and changes with a patch's content" {
+	printf '# nothing yet\n' >"$VRB_PATCHES/series"
+	run series_hash "$VRB_PATCHES"
+	[ "$output" = none ]
+	printf 'one\n' >"$VRB_PATCHES/0001-a.patch"
+	printf '0001-a.patch\n' >"$VRB_PATCHES/series"
+	h1=$(series_hash "$VRB_PATCHES")
+	[ "$(series_hash "$VRB_PATCHES")" = "$h1" ]
+	printf 'two\n' >"$VRB_PATCHES/0001-a.patch"
+	h2=$(series_hash "$VRB_PATCHES")
+	[ "$h1" != "$h2" ]
+	[ "${#h1}" -eq 12 ]
+}
+
+@test "the repository's own series file parses" {
+	run series_patches "$VRB_ROOT/patches"
+	[ "$status" -eq 0 ]
+}

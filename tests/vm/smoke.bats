@@ -1,0 +1,82 @@
+#!/usr/bin/env bats
+# VM smoke test: build (or reuse) both kernels, boot each, and check from
+# inside the guest that it is the kernel built and has what the benchmarks
+# need. Also the boot script's failure paths, with real QEMU.
+
+load ../unit/helpers
+
+# A virtio-net device on a QEMU hub with no other port: present, no traffic.
+NIC=(--qemu-arg -netdev --qemu-arg "hubport,id=n0,hubid=0"
+	--qemu-arg -device --qemu-arg "virtio-net-pci,netdev=n0,romfile=")
+
+setup_file() {
+	"$VRB_ROOT/scripts/build-kernels.sh" >"$BATS_FILE_TMPDIR/build.log" 2>&1 || {
+		tail -n 40 "$BATS_FILE_TMPDIR/build.log" >&3
+		return 1
+	}
+}
+
+setup() {
+	load_libs
+	export VRB_CACHE=$VRB_ROOT/.cache
+}
+
+boot_check() {
+	local v=$1 info
+	info=$(kernel_build_info "$v")
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel "$v" --run-dir "$BATS_TEST_TMPDIR/run" "${NIC[@]}" \
+		-- "$VRB_ROOT/tests/guest/check-kernel.sh" "$(kv_get "$info" release)" "$(kv_get "$info" uts_version)"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"0 failed"* ]]
+	[[ "$output" == *"accel="* ]]
+	[ -n "$(kv_get "$BATS_TEST_TMPDIR/run/timing" boot_seconds)" ]
+}
+
+@test "the stock kernel boots, is the one built, and has virtio-net, tun, vhost-net, pktgen" {
+	boot_check stock
+	[[ "$(uname -r)" != *-stock* ]]
+	[[ "$output" == *"-stock"* ]]
+}
+
+@test "the patched kernel boots, is the one built, and has virtio-net, tun, vhost-net, pktgen" {
+	boot_check patched
+	[[ "$output" == *"-patched"* ]]
+}
+
+@test "a second build reuses both kernels" {
+	run "$VRB_ROOT/scripts/build-kernels.sh"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"stock kernel up to date"* ]]
+	[[ "$output" == *"patched kernel up to date"* ]]
+}
+
+@test "the command's output, working directory and exit status come back from the guest" {
+	cd "$BATS_TEST_TMPDIR"
+	# shellcheck disable=SC2016 # expanded in the guest
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel stock --vcpus 1 -- \
+		bash -c 'echo "in $PWD as $(id -u)"; echo data >"$VRB_OUT/file"; exit 7'
+	[ "$status" -eq 7 ]
+	[[ "$output" == *"in $BATS_TEST_TMPDIR as 0"* ]]
+}
+
+@test "a guest that never runs the command is killed at the boot timeout" {
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel stock --vcpus 1 \
+		--init "$VRB_ROOT/tests/fixtures/hang-init" --boot-timeout 40 -- true
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"guest did not boot within 40s: killed"* ]]
+	[[ "$output" == *"last console lines"* ]]
+}
+
+@test "a command that runs too long is killed at the command timeout" {
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel stock --vcpus 1 --timeout 3 -- sleep 600
+	[ "$status" -eq 124 ]
+	[[ "$output" == *"command did not finish within 3s"* ]]
+}
+
+@test "a file that is not a kernel: QEMU's error and a clear message" {
+	printf 'not a kernel' >"$BATS_TEST_TMPDIR/junk"
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel "$BATS_TEST_TMPDIR/junk" -- true
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"guest did not reach init: QEMU exited"* ]]
+}
