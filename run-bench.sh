@@ -131,7 +131,9 @@ workload_boot() {
 		log "$v: build step ${build_wall[$v]}s this run (last real build $(kv_get "$(kernel_build_info "$v")" build_seconds)s)"
 	done
 	log "boot-to-command times (s), per kernel:"
-	awk -F, '!/^#/ && NR > 1 && $1 != "repeat" { t[$2] = t[$2] " " $4 } END { for (v in t) printf "  %-8s%s\n", v, t[v] }' "$csv" >&2
+	for v in $variants; do
+		awk -F, -v v="$v" '!/^#/ && $2 == v { t = t " " $4 } END { printf "  %-8s%s\n", v, t }' "$csv" >&2
+	done
 	log "results: $csv"
 }
 

@@ -4,9 +4,10 @@
 # guest-config/init as PID 1, and a writable share (the run dir) through
 # which the command goes in and its output, exit status and timings come out.
 
-# qemu_profile_args FILE: the arguments in a guest-config/*.args file.
+# qemu_profile_args FILE: the arguments in a guest-config/*.args file, one
+# per line (words separated by blanks; "#" starts a comment).
 qemu_profile_args() {
-	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$VRB_ROOT/guest-config/$1"
+	sed -e 's/#.*//' "$VRB_ROOT/guest-config/$1" | tr -s '[:blank:]' '\n' | sed '/^$/d'
 }
 
 # accel_kvm_obstacle: why KVM cannot be used here ("" when it looks usable).
@@ -92,5 +93,14 @@ guest_qemu_args() {
 guest_kernel_cmdline() {
 	printf '%s' "console=ttyS0 root=vrbroot rootfstype=9p" \
 		" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro" \
-		" init=$1 panic=-1 ${2:-}"
+		" init=$1 panic=-1 vrb.tmpfs=$(echo "$VRB_GUEST_TMPFS" | tr ' ' ,) ${2:-}"
+}
+
+# guest_hidden PATH: true when PATH is under a dir the guest covers with tmpfs.
+guest_hidden() {
+	local d
+	for d in $VRB_GUEST_TMPFS; do
+		case $1/ in "$d"/*) return 0 ;; esac
+	done
+	return 1
 }

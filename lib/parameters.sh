@@ -28,6 +28,9 @@ VRB_GUEST_BOOT_TIMEOUT=${VRB_GUEST_BOOT_TIMEOUT:-180}  # s until init runs
 VRB_GUEST_CMD_TIMEOUT=${VRB_GUEST_CMD_TIMEOUT:-900}    # s for the command
 VRB_ACCEL=${VRB_ACCEL:-auto}                   # auto | kvm | tcg
 VRB_QEMU=${VRB_QEMU:-qemu-system-x86_64}
+# Host dirs the guest covers with a tmpfs (its root is the host's, read-only):
+# host files under these are not visible in the guest.
+VRB_GUEST_TMPFS="/tmp /run /var/tmp /var/log /var/cache"
 
 # Results.
 VRB_RESULTS=${VRB_RESULTS:-$VRB_ROOT/results}

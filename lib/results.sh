@@ -4,11 +4,18 @@
 # holding meta.txt and CSV files; each CSV starts with the same metadata as
 # "# key: value" comment lines, then one header row, then data rows.
 
-# results_new_dir WORKLOAD: create and print a fresh result dir.
+# results_new_dir WORKLOAD: create and print a new result dir (never one
+# that exists: a run does not write into another run's results).
 results_new_dir() {
-	local dir
-	dir=$VRB_RESULTS/$(date -u +%Y%m%dT%H%M%SZ)-$1
-	mkdir -p "$dir"
+	local base dir n=1
+	base=$VRB_RESULTS/$(date -u +%Y%m%dT%H%M%SZ)-$1
+	dir=$base
+	mkdir -p "$VRB_RESULTS"
+	until mkdir "$dir" 2>/dev/null; do
+		n=$((n + 1))
+		[ "$n" -le 100 ] || die "cannot make a result dir under $VRB_RESULTS"
+		dir=$base.$n
+	done
 	echo "$dir"
 }
 

@@ -42,17 +42,19 @@ kernel=patched vcpus=$VRB_GUEST_VCPUS mem=$VRB_GUEST_MEM accel_mode=$VRB_ACCEL
 boot_timeout=$VRB_GUEST_BOOT_TIMEOUT cmd_timeout=$VRB_GUEST_CMD_TIMEOUT
 run='' keep_run='' append='' init=$VRB_ROOT/guest-config/init
 qemu_extra=()
-qpid='' tpid=''
+qpid='' tpid='' guest_failed=''
 
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
 	local rc=$?
 	[ -z "$qpid" ] || kill "$qpid" 2>/dev/null || true
 	[ -z "$tpid" ] || kill "$tpid" 2>/dev/null || true
-	if [ -n "$run" ] && [ -z "$keep_run" ] && [ "$rc" -eq 0 ]; then
-		rm -rf "$run"
-	elif [ -n "$run" ] && [ "$rc" -ne 0 ]; then
-		log "run files kept in $run"
+	if [ -n "$run" ] && [ -z "$keep_run" ]; then
+		if [ -z "$guest_failed" ] && [ -f "$run/rc" ]; then
+			rm -rf "$run"
+		else
+			log "run files kept in $run"
+		fi
 	fi
 	vrb_exit_report "$rc"
 }
@@ -90,7 +92,11 @@ parse_args() {
 	*) image=$kernel ;;
 	esac
 	[ -f "$image" ] || die "kernel image '$image' not found (build it with scripts/build-kernels.sh)"
-	[ -x "$init" ] || die "init '$init' is not an executable file"
+	! guest_hidden "$PWD" ||
+		die "the guest cannot see the current directory $PWD (it has a tmpfs on $VRB_GUEST_TMPFS): run from another directory"
+	if [ ! -f "$init" ] || [ ! -x "$init" ]; then die "init '$init' is not an executable file"; fi
+	# The guest sees the host root at /: the init must be named by its absolute path.
+	init=$(cd "$(dirname "$init")" && pwd)/$(basename "$init")
 }
 
 # now: seconds since the epoch, with decimals.
@@ -111,6 +117,7 @@ write_cmd() {
 
 # show_failure WHAT: a clear message with the end of QEMU's and the console's output.
 show_failure() {
+	guest_failed=1
 	log "$1"
 	if [ -s "$run/qemu.log" ]; then
 		echo "--- qemu:" >&2
@@ -158,7 +165,7 @@ main() {
 				kill "$qpid" 2>/dev/null || true
 				wait "$qpid" 2>/dev/null || true
 				qpid=
-				show_failure "guest did not boot within ${boot_timeout}s: killed"
+				show_failure "guest did not boot to the command within ${boot_timeout}s: killed"
 				exit 125
 			fi
 		elif [ -f "$run/rc" ]; then

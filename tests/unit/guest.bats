@@ -61,5 +61,16 @@ setup() {
 	run guest_kernel_cmdline /repo/guest-config/init "foo=1"
 	[[ "$output" == *"root=vrbroot rootfstype=9p"* ]]
 	[[ "$output" == *" ro "* ]]
-	[[ "$output" == *"init=/repo/guest-config/init panic=-1 foo=1"* ]]
+	[[ "$output" == *"init=/repo/guest-config/init panic=-1 "* ]]
+	[[ "$output" == *" vrb.tmpfs=/tmp,/run,/var/tmp,/var/log,/var/cache foo=1" ]]
+}
+
+@test "paths under the guest's tmpfs dirs are hidden from it, others are not" {
+	guest_hidden /tmp
+	guest_hidden /tmp/x/y
+	guest_hidden /var/log/z
+	for p in /tmpx /work/main /var/lib /; do
+		run guest_hidden "$p"
+		[ "$status" -eq 1 ]
+	done
 }

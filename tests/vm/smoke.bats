@@ -18,7 +18,8 @@ setup_file() {
 
 setup() {
 	load_libs
-	export VRB_CACHE=$VRB_ROOT/.cache
+	# The real workspace and series, not the unit tests' scratch ones.
+	export VRB_CACHE=$VRB_ROOT/.cache VRB_PATCHES=$VRB_ROOT/patches
 }
 
 boot_check() {
@@ -52,19 +53,29 @@ boot_check() {
 }
 
 @test "the command's output, working directory and exit status come back from the guest" {
-	cd "$BATS_TEST_TMPDIR"
+	cd "$VRB_ROOT/tests"
 	# shellcheck disable=SC2016 # expanded in the guest
-	run "$VRB_ROOT/scripts/guest-run.sh" --kernel stock --vcpus 1 -- \
-		bash -c 'echo "in $PWD as $(id -u)"; echo data >"$VRB_OUT/file"; exit 7'
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel stock --vcpus 1 --run-dir "$BATS_TEST_TMPDIR/run" -- \
+		bash -c 'echo "in $PWD as $(id -u)"; echo data >"$VRB_OUT/file"; touch /tmp/w /var/log/w; exit 7'
+	echo "$output"
 	[ "$status" -eq 7 ]
-	[[ "$output" == *"in $BATS_TEST_TMPDIR as 0"* ]]
+	[[ "$output" == *"in $VRB_ROOT/tests as 0"* ]]
+	[ "$(cat "$BATS_TEST_TMPDIR/run/file")" = data ]
+	[ ! -e /tmp/w ] && [ ! -e /var/log/w ]
+}
+
+@test "a current directory the guest cannot see is refused before booting" {
+	cd "$BATS_TEST_TMPDIR"
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel stock -- true
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"the guest cannot see the current directory $BATS_TEST_TMPDIR"* ]]
 }
 
 @test "a guest that never runs the command is killed at the boot timeout" {
 	run "$VRB_ROOT/scripts/guest-run.sh" --kernel stock --vcpus 1 \
-		--init "$VRB_ROOT/tests/fixtures/hang-init" --boot-timeout 40 -- true
+		--init "$VRB_ROOT/tests/fixtures/hang-init" --boot-timeout 20 -- true
 	[ "$status" -eq 125 ]
-	[[ "$output" == *"guest did not boot within 40s: killed"* ]]
+	[[ "$output" == *"guest did not boot to the command within 20s: killed"* ]]
 	[[ "$output" == *"last console lines"* ]]
 }
 
