@@ -2,7 +2,9 @@
 # Shared helpers: logging with elapsed time, errors, timing of stages, hashing.
 # Sourced by every script; sets VRB_ROOT and loads lib/parameters.sh.
 
-VRB_ROOT=${VRB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+# The repository this file is in (not inherited: a clone uses its own).
+VRB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export VRB_ROOT
 # shellcheck source=lib/parameters.sh
 . "$VRB_ROOT/lib/parameters.sh"
 

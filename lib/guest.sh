@@ -82,6 +82,8 @@ guest_qemu_args() {
 		-append "$append" \
 		-fsdev "local,id=vrbroot,path=/,security_model=none,readonly=on,multidevs=remap" \
 		-device "virtio-9p-pci,fsdev=vrbroot,mount_tag=vrbroot" \
+		-fsdev "local,id=vrbrepo,path=$VRB_ROOT,security_model=none,readonly=on,multidevs=remap" \
+		-device "virtio-9p-pci,fsdev=vrbrepo,mount_tag=vrbrepo" \
 		-fsdev "local,id=vrbout,path=$run,security_model=none" \
 		-device "virtio-9p-pci,fsdev=vrbout,mount_tag=vrbout" \
 		-chardev "file,id=con,path=$run/console.log" \
@@ -93,12 +95,15 @@ guest_qemu_args() {
 guest_kernel_cmdline() {
 	printf '%s' "console=ttyS0 root=vrbroot rootfstype=9p" \
 		" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro" \
-		" init=$1 panic=-1 vrb.tmpfs=$(echo "$VRB_GUEST_TMPFS" | tr ' ' ,) ${2:-}"
+		" init=$1 panic=-1 vrb.tmpfs=$(echo "$VRB_GUEST_TMPFS" | tr ' ' ,)" \
+		" vrb.repo=$VRB_ROOT ${2:-}"
 }
 
-# guest_hidden PATH: true when PATH is under a dir the guest covers with tmpfs.
+# guest_hidden PATH: true when PATH is under a dir the guest covers with
+# tmpfs (this repository stays visible: init mounts it again on top).
 guest_hidden() {
 	local d
+	case $1/ in "$VRB_ROOT"/*) return 1 ;; esac
 	for d in $VRB_GUEST_TMPFS; do
 		case $1/ in "$d"/*) return 0 ;; esac
 	done

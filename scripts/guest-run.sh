@@ -91,6 +91,7 @@ parse_args() {
 	stock | patched) image=$(kernel_image "$kernel") ;;
 	*) image=$kernel ;;
 	esac
+	case $VRB_ROOT in *[[:space:]]*) die "the repository path '$VRB_ROOT' has blanks: the guest's kernel command line cannot carry it" ;; esac
 	[ -f "$image" ] || die "kernel image '$image' not found (build it with scripts/build-kernels.sh)"
 	! guest_hidden "$PWD" ||
 		die "the guest cannot see the current directory $PWD (it has a tmpfs on $VRB_GUEST_TMPFS): run from another directory"

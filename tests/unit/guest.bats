@@ -52,7 +52,8 @@ setup() {
 	[[ "$line" == *"path=/,security_model=none,readonly=on"* ]]
 	[[ "$line" == *"id=vrbout,path=/r/run,security_model=none "* ]]
 	[[ "$line" == *" -no-reboot "* ]]
-	[[ "$line" != *"readonly=on"*"readonly=on"* ]]
+	[[ "$line" == *"id=vrbrepo,path=$VRB_ROOT,security_model=none,readonly=on"* ]]
+	[[ "$line" != *"id=vrbout"*"readonly=on"* ]]
 	mapfile -t args < <(guest_qemu_args kvm /k/bzImage /r/run 1 512 x)
 	[[ " ${args[*]} " == *" -accel kvm -cpu host "* ]]
 }
@@ -62,14 +63,16 @@ setup() {
 	[[ "$output" == *"root=vrbroot rootfstype=9p"* ]]
 	[[ "$output" == *" ro "* ]]
 	[[ "$output" == *"init=/repo/guest-config/init panic=-1 "* ]]
-	[[ "$output" == *" vrb.tmpfs=/tmp,/run,/var/tmp,/var/log,/var/cache foo=1" ]]
+	[[ "$output" == *" vrb.tmpfs=/tmp,/run,/var/tmp,/var/log,/var/cache vrb.repo=$VRB_ROOT foo=1" ]]
 }
 
 @test "paths under the guest's tmpfs dirs are hidden from it, others are not" {
 	guest_hidden /tmp
 	guest_hidden /tmp/x/y
 	guest_hidden /var/log/z
-	for p in /tmpx /work/main /var/lib /; do
+	VRB_ROOT=/tmp/clone
+	guest_hidden /tmp/other
+	for p in /tmpx /work/main /var/lib / /tmp/clone /tmp/clone/tests; do
 		run guest_hidden "$p"
 		[ "$status" -eq 1 ]
 	done

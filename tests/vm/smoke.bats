@@ -71,6 +71,20 @@ boot_check() {
 	[[ "$output" == *"the guest cannot see the current directory $BATS_TEST_TMPDIR"* ]]
 }
 
+@test "a copy of the repository under /tmp (the guest's tmpfs) is still seen by the guest" {
+	# A copy of the working tree as it is (without the kernel workspace).
+	mkdir "$BATS_TEST_TMPDIR/clone"
+	touch "$BATS_TEST_TMPDIR/host-only"
+	tar -C "$VRB_ROOT" --exclude=./.cache --exclude=./.git --exclude=./results -cf - . |
+		tar -C "$BATS_TEST_TMPDIR/clone" -xf -
+	cd "$BATS_TEST_TMPDIR/clone"
+	run scripts/guest-run.sh --kernel "$(kernel_image stock)" --vcpus 1 -- \
+		bash -c "cat README.md >/dev/null && test ! -e $BATS_TEST_TMPDIR/host-only && echo repo-seen-tmp-private"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"repo-seen-tmp-private"* ]]
+}
+
 @test "a guest that never runs the command is killed at the boot timeout" {
 	run "$VRB_ROOT/scripts/guest-run.sh" --kernel stock --vcpus 1 \
 		--init "$VRB_ROOT/tests/fixtures/hang-init" --boot-timeout 20 -- true
