@@ -2,6 +2,10 @@
 # Shared helpers: logging with elapsed time, errors, timing of stages, hashing.
 # Sourced by every script; sets VRB_ROOT and loads lib/parameters.sh.
 
+# A failure inside $(...) ends the script too (set -e is not inherited by
+# command substitutions otherwise).
+shopt -s inherit_errexit
+
 # The repository this file is in (not inherited: a clone uses its own).
 VRB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export VRB_ROOT

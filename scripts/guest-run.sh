@@ -83,6 +83,7 @@ parse_args() {
 	done
 	[ $# -gt 0 ] || die "no command given (usage: guest-run.sh [options] -- COMMAND)"
 	command_words=("$@")
+	case $accel_mode in auto | kvm | tcg) ;; *) die "unknown accelerator '$accel_mode' (auto, kvm or tcg)" ;; esac
 	check_range --vcpus "$vcpus" 1 8
 	check_range --mem "$mem" 256 1048576
 	check_range --boot-timeout "$boot_timeout" 1 86400

@@ -44,13 +44,18 @@ setup() {
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"--vcpus must be an integer from 1 to 8, not '0'"* ]]
 	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /bin/true --mem 12 -- true
+	[ "$status" -eq 1 ]
 	[[ "$output" == *"--mem must be an integer"* ]]
 	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /nonexistent/bzImage -- true
+	[ "$status" -eq 1 ]
 	[[ "$output" == *"kernel image '/nonexistent/bzImage' not found"* ]]
 	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /bin/true
+	[ "$status" -eq 1 ]
 	[[ "$output" == *"no command given"* ]]
 	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /bin/true --accel hvf -- true
+	[ "$status" -eq 1 ]
 	[[ "$output" == *"unknown accelerator 'hvf'"* ]]
+	[[ "$output" != *booting* ]]
 }
 
 @test "build-kernels.sh refuses an unknown variant and a missing kernel source" {

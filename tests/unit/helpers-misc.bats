@@ -50,3 +50,19 @@ setup() {
 	run grep -vE '^(CONFIG_[A-Z0-9_]+=.+|# CONFIG_[A-Z0-9_]+ is not set|#.*|)$' "$VRB_ROOT/guest-config/kernel.config"
 	[ "$status" -eq 1 ]
 }
+
+@test "a failure inside a command substitution ends a script (inherit_errexit)" {
+	cat >"$BATS_TEST_TMPDIR/s.sh" <<SCRIPT
+set -euo pipefail
+. "$VRB_ROOT/lib/functions.sh"
+inner() { die "inner failed"; }
+outer() { local x; x=\$(inner); echo "not reached \$x"; }
+v=\$(outer)
+echo "after: \$v"
+SCRIPT
+	run bash "$BATS_TEST_TMPDIR/s.sh"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"inner failed"* ]]
+	[[ "$output" != *"not reached"* ]]
+	[[ "$output" != *"after:"* ]]
+}
