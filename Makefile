@@ -5,7 +5,7 @@
 
 PROVE := prove --exec 'bats --tap' --timer
 UNIT  := $(wildcard tests/unit/*.bats)
-VM    := $(wildcard tests/vm/*.bats)
+VM    := $(wildcard tests/ptr_ring/*.bats) $(wildcard tests/vm/*.bats)
 
 .PHONY: check check-quick deps clean-cache
 

@@ -11,7 +11,9 @@ VRB_COMMAND_LINE="$0 $*"
 # shellcheck source=lib/results.sh
 . "$VRB_ROOT/lib/results.sh"
 
-WORKLOADS="boot"
+WORKLOADS="boot ptr_ring"
+# Workloads that boot guests (and so need the kernels built).
+GUEST_WORKLOADS="boot"
 
 usage() {
 	cat <<EOF
@@ -22,11 +24,15 @@ WORKLOAD on both, interleaved, and writes CSV files with their metadata to
 results/<date>-<workload>/.
 
 Workloads (default: all):
-  boot     boot each kernel, run a command, power off; times boot-to-command
+  boot      boot each kernel, run a command, power off; times boot-to-command
+  ptr_ring  the kernel's ptr_ring.h (stock and patched) in userspace: items/s
+            and producer-full events for ring size x zeroing batch x consumer
+            batch (bench/ptr_ring/sweep.sh; --repeats applies)
 
 Options:
   --variants LIST    kernels to compare, space-separated (default: "$VRB_VARIANTS")
-  --repeats N        interleaved repeats per kernel (default: 1)
+  --repeats N        interleaved repeats per kernel or header (default: 1 for
+                     boot, 5 for ptr_ring)
   --vcpus N          guest vCPUs (default: $VRB_GUEST_VCPUS)
   --mem MIB          guest memory (default: $VRB_GUEST_MEM)
   --accel A          auto, kvm or tcg (default: $VRB_ACCEL)
@@ -38,7 +44,7 @@ and settings of one run against each other.
 EOF
 }
 
-variants=$VRB_VARIANTS repeats=1 vcpus=$VRB_GUEST_VCPUS mem=$VRB_GUEST_MEM
+variants=$VRB_VARIANTS repeats='' vcpus=$VRB_GUEST_VCPUS mem=$VRB_GUEST_MEM
 accel=$VRB_ACCEL
 workloads=()
 declare -A build_wall
@@ -65,7 +71,7 @@ parse_args() {
 		esac
 	done
 	[ "${#workloads[@]}" -gt 0 ] || read -ra workloads <<<"$WORKLOADS"
-	check_range --repeats "$repeats" 1 1000
+	[ -z "$repeats" ] || check_range --repeats "$repeats" 1 1000
 	check_range --vcpus "$vcpus" 1 8
 	check_range --mem "$mem" 256 1048576
 	case $accel in auto | kvm | tcg) ;; *) die "unknown accelerator '$accel' (auto, kvm or tcg)" ;; esac
@@ -96,12 +102,18 @@ guest() {
 		--accel "$accel" --run-dir "$dir" -- "$@"
 }
 
+workload_ptr_ring() {
+	local r=${repeats:-5}
+	[ "$r" -ge 5 ] || warn "ptr_ring: --repeats $r is below 5: the tables want medians of 5 runs or more"
+	"$VRB_ROOT/bench/ptr_ring/sweep.sh" --repeats "$r"
+}
+
 workload_boot() {
 	local dir csv r v run accel_used=''
 	dir=$(results_new_dir boot)
 	csv=$dir/boot.csv
 	mkdir -p "$dir/runs"
-	for r in $(seq "$repeats"); do
+	for r in $(seq "${repeats:-1}"); do
 		for v in $variants; do
 			run=$dir/runs/$v-$r
 			guest "$v" "$run" uname -rv >/dev/null
@@ -110,7 +122,7 @@ workload_boot() {
 				results_csv_open "$csv" \
 					"repeat,variant,release,boot_to_command_s,guest_uptime_at_command_s,total_s" \
 					"workload=boot" "accel=$accel_used ($(kv_get "$run/timing" accel_reason))" \
-					"vcpus=$vcpus" "mem_mib=$mem" "repeats=$repeats"
+					"vcpus=$vcpus" "mem_mib=$mem" "repeats=${repeats:-1}"
 			fi
 			printf '%s,%s,%s,%s,%s,%s\n' "$r" "$v" \
 				"$(kv_get "$(kernel_build_info "$v")" release)" \
@@ -140,7 +152,14 @@ workload_boot() {
 main() {
 	local w
 	parse_args "$@"
-	stage "build kernels ($variants)" build_kernels
+	for w in "${workloads[@]}"; do
+		case " $GUEST_WORKLOADS " in
+		*" $w "*)
+			stage "build kernels ($variants)" build_kernels
+			break
+			;;
+		esac
+	done
 	for w in "${workloads[@]}"; do
 		stage "workload $w" "workload_$w"
 	done

@@ -11,7 +11,8 @@ VRB_PROG="build-kernels.sh"
 
 usage() {
 	cat <<EOF
-Usage: scripts/build-kernels.sh [--variant stock|patched|all] [--force] [--print-image VARIANT]
+Usage: scripts/build-kernels.sh [--variant stock|patched|all] [--force] [--prepare-only]
+                                [--print-image VARIANT]
 
 Builds the guest kernels under $VRB_CACHE:
   stock    Debian $VRB_KERNEL_PKG as shipped
@@ -19,6 +20,7 @@ Builds the guest kernels under $VRB_CACHE:
 
   --variant V        build only V (default: all)
   --force            discard hand-made changes in the patched tree
+  --prepare-only     unpack and apply the series, do not configure or build
   --print-image V    print the bzImage path of V and exit (no build)
   -h, --help         this text
 
@@ -27,7 +29,7 @@ EOF
 }
 
 main() {
-	local variants=$VRB_VARIANTS force='' v
+	local variants=$VRB_VARIANTS force='' prepare_only='' v
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--variant)
@@ -40,6 +42,7 @@ main() {
 			shift 2
 			;;
 		--force) force=--force; shift ;;
+		--prepare-only) prepare_only=1; shift ;;
 		--print-image)
 			[ $# -ge 2 ] || die "--print-image needs a variant"
 			kernel_image "$2"
@@ -60,6 +63,7 @@ main() {
 	kernel_check_source
 	stage "kernel workspace ($(basename "$(kernel_workspace)"))" kernel_unpack
 	stage "patch series" kernel_apply_series "$force"
+	[ -z "$prepare_only" ] || return 0
 	stage "kernel config" kernel_config
 	log "config $(kernel_config_hash), Linux $(kernel_version)"
 	for v in $variants; do

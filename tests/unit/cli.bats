@@ -9,7 +9,7 @@ setup() {
 }
 
 @test "every script has a --help that exits 0" {
-	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh; do
+	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh scripts/install-deps.sh bench/ptr_ring/sweep.sh; do
 		run "$VRB_ROOT/$s" --help
 		[ "$status" -eq 0 ]
 		[[ "$output" == Usage:* ]]
@@ -17,7 +17,7 @@ setup() {
 }
 
 @test "an unknown option is refused by every script" {
-	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh; do
+	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh scripts/install-deps.sh bench/ptr_ring/sweep.sh; do
 		run "$VRB_ROOT/$s" --no-such-option
 		[ "$status" -ne 0 ]
 		[[ "$output" == *"unknown option '--no-such-option'"* ]]
@@ -65,4 +65,17 @@ setup() {
 	VRB_KERNEL_TARBALL=$BATS_TEST_TMPDIR/none.tar.xz run "$VRB_ROOT/scripts/build-kernels.sh"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"none.tar.xz not found: install it with 'apt-get install linux-source-6.1'"* ]]
+}
+
+@test "the ptr_ring sweep refuses bad lists and numbers before building anything" {
+	run "$VRB_ROOT/bench/ptr_ring/sweep.sh" --sizes "8 x"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--sizes must be an integer from 1 to 1048576, not 'x'"* ]]
+	run "$VRB_ROOT/bench/ptr_ring/sweep.sh" --cbatches ""
+	[[ "$output" == *"--cbatches is empty"* ]]
+	run "$VRB_ROOT/bench/ptr_ring/sweep.sh" --items 5
+	[[ "$output" == *"--items must be an integer from 1000"* ]]
+	run "$VRB_ROOT/bench/ptr_ring/sweep.sh" --bogus
+	[[ "$output" == *"unknown option '--bogus'"* ]]
+	[ ! -e "$VRB_CACHE" ]
 }

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptr_ring throughput: one producer thread and one consumer thread on
+ * different CPUs move a fixed number of items through one ring. Prints one
+ * CSV row: impl,size,zbatch,cbatch,items,seconds,items_per_s,producer_full
+ * (producer_full = produce calls that found the ring full).
+ *
+ * Usage: bench_ptr_ring SIZE ZBATCH CBATCH ITEMS [PRODUCER_CPU CONSUMER_CPU]
+ *   ZBATCH 0 keeps the header's zeroing batch; CBATCH 1 uses ptr_ring_consume,
+ *   more uses ptr_ring_consume_batched (as vhost_net does).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ring.h"
+
+struct bench {
+	struct ring *r;
+	long items;
+	long full;
+	int cpu;
+};
+
+static void cpu_relax(void)
+{
+	__asm__ __volatile__("pause" ::: "memory");
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+		fprintf(stderr, "bench_ptr_ring: cannot pin to CPU %d (going on)\n", cpu);
+}
+
+static void *producer(void *arg)
+{
+	struct bench *b = arg;
+
+	pin(b->cpu);
+	for (long i = 1; i <= b->items; i++) {
+		while (ring_produce(b->r, (void *)(uintptr_t)i)) {
+			b->full++;
+			cpu_relax();
+		}
+	}
+	return NULL;
+}
+
+static int parse(const char *s, long min, long max, const char *what, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < min || v > max) {
+		fprintf(stderr, "bench_ptr_ring: %s must be an integer from %ld to %ld, not '%s'\n",
+			what, min, max, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	long size, zbatch, cbatch, items, pcpu = 0, ccpu = 1, got = 0, sum = 0;
+	struct bench b = { 0 };
+	struct timespec t0, t1;
+	void **out;
+	pthread_t t;
+	double secs;
+
+	if (argc != 5 && argc != 7) {
+		fprintf(stderr, "usage: %s SIZE ZBATCH CBATCH ITEMS [PRODUCER_CPU CONSUMER_CPU]\n",
+			argv[0]);
+		return 2;
+	}
+	if (parse(argv[1], 1, 1 << 20, "SIZE", &size) ||
+	    parse(argv[2], 0, 1 << 20, "ZBATCH", &zbatch) ||
+	    parse(argv[3], 1, 4096, "CBATCH", &cbatch) ||
+	    parse(argv[4], 1, 1L << 40, "ITEMS", &items) ||
+	    (argc == 7 && (parse(argv[5], -1, 1023, "PRODUCER_CPU", &pcpu) ||
+			   parse(argv[6], -1, 1023, "CONSUMER_CPU", &ccpu))))
+		return 2;
+	if (zbatch > size) {
+		fprintf(stderr, "bench_ptr_ring: ZBATCH %ld is larger than the ring (%ld)\n",
+			zbatch, size);
+		return 2;
+	}
+	b.r = ring_new((int)size);
+	out = calloc((size_t)cbatch, sizeof(*out));
+	if (!b.r || !out) {
+		fprintf(stderr, "bench_ptr_ring: out of memory\n");
+		return 1;
+	}
+	ring_set_batch(b.r, (int)zbatch);
+	b.items = items;
+	b.cpu = (int)pcpu;
+	pin((int)ccpu);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (pthread_create(&t, NULL, producer, &b)) {
+		fprintf(stderr, "bench_ptr_ring: cannot start the producer\n");
+		return 1;
+	}
+	while (got < items) {
+		int n;
+
+		if (cbatch == 1) {
+			void *p = ring_consume(b.r);
+
+			n = p ? 1 : 0;
+			out[0] = p;
+		} else {
+			n = ring_consume_batched(b.r, out, (int)cbatch);
+		}
+		for (int i = 0; i < n; i++)
+			sum += (long)(uintptr_t)out[i];
+		got += n;
+		if (!n)
+			cpu_relax();
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	pthread_join(t, NULL);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (sum != items * (items + 1) / 2) {
+		fprintf(stderr, "bench_ptr_ring: items lost or duplicated\n");
+		return 1;
+	}
+	printf("%s,%ld,%d,%ld,%ld,%.6f,%.0f,%ld\n", ring_impl_name, size, ring_batch(b.r),
+	       cbatch, items, secs, (double)items / secs, b.full);
+	ring_free(b.r, NULL);
+	free(out);
+	return 0;
+}

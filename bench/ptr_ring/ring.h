@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The small interface the ptr_ring tests and benchmark are written against.
+ * ring_ptr.c implements it over a kernel tree's include/linux/ptr_ring.h;
+ * the Makefile compiles it once per tree (stock, patched), so one harness
+ * measures both headers.
+ */
+#ifndef RING_H
+#define RING_H
+
+#include <stdbool.h>
+
+struct ring;
+
+/* Which header this binary was built from ("stock", "patched", ...). */
+extern const char ring_impl_name[];
+
+/* A ring of size entries, zeroing batch as the header sets it; NULL on failure. */
+struct ring *ring_new(int size);
+void ring_free(struct ring *r, void (*destroy)(void *));
+
+/* Overrides the consumer's zeroing batch (r->batch); 0 keeps the header's. */
+void ring_set_batch(struct ring *r, int batch);
+
+int ring_produce(struct ring *r, void *ptr);		/* 0 or -ENOSPC */
+void *ring_consume(struct ring *r);			/* NULL when empty */
+int ring_consume_batched(struct ring *r, void **array, int n);
+void ring_unconsume(struct ring *r, void **batch, int n, void (*destroy)(void *));
+int ring_resize(struct ring *r, int size, void (*destroy)(void *));
+bool ring_empty(struct ring *r);
+bool ring_full(struct ring *r);
+
+/* Introspection, for invariants. */
+int ring_size(const struct ring *r);
+int ring_batch(const struct ring *r);
+int ring_consumer_head(const struct ring *r);
+int ring_consumer_tail(const struct ring *r);
+int ring_producer(const struct ring *r);
+bool ring_slot_used(const struct ring *r, int i);	/* queue[i] != NULL */
+
+/* The zeroing batch the header picks for a ring of this size. */
+int ring_default_batch(int size);
+
+#endif /* RING_H */

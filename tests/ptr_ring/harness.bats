@@ -1,0 +1,80 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2030,SC2031 # bats: run sets status/output in the test itself
+# The native ptr_ring harness (bench/ptr_ring): its correctness tests (ASan,
+# UBSan) and two-thread stress (TSan) pass on the stock and the patched
+# kernel's include/linux/ptr_ring.h, and fail on broken headers.
+
+load ../unit/helpers
+
+setup_file() {
+	export VRB_CACHE=$VRB_ROOT/.cache
+	"$VRB_ROOT/scripts/build-kernels.sh" --prepare-only >"$BATS_FILE_TMPDIR/prep.log" 2>&1 || {
+		tail -n 20 "$BATS_FILE_TMPDIR/prep.log" >&3
+		return 1
+	}
+}
+
+setup() {
+	load_libs
+	export VRB_CACHE=$VRB_ROOT/.cache VRB_PATCHES=$VRB_ROOT/patches
+	W=$(kernel_workspace)
+	BUILD=$BATS_TEST_TMPDIR/build
+}
+
+harness() {
+	make -s -C "$VRB_ROOT/bench/ptr_ring" BUILD="$BUILD" "$@"
+}
+
+@test "the correctness tests and the stress pass on the stock and patched headers" {
+	run harness HDR_stock="$W/stock/include/linux/ptr_ring.h" \
+		HDR_patched="$W/patched/include/linux/ptr_ring.h" check
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ptr_ring stock: 9 passed, 0 failed"* ]]
+	[[ "$output" == *"ptr_ring patched: 9 passed, 0 failed"* ]]
+	[[ "$output" == *"ptr_ring stress stock: 27 passed, 0 failed"* ]]
+	[[ "$output" == *"ptr_ring stress patched: 27 passed, 0 failed"* ]]
+}
+
+# mutant NAME SED: a copy of the stock header changed by SED; its tests must fail.
+mutant() {
+	local hdr=$BATS_TEST_TMPDIR/$1.h
+	sed "$2" "$W/stock/include/linux/ptr_ring.h" >"$hdr"
+	if cmp -s "$hdr" "$W/stock/include/linux/ptr_ring.h"; then
+		echo "the mutation '$2' changed nothing"
+		return 1
+	fi
+	run harness IMPLS="$1" HDR_"$1"="$hdr" "$BUILD/test-$1"
+	[ "$status" -eq 0 ]
+	run "$BUILD/test-$1"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"ptr_ring $1: "*" passed, "[1-9]*" failed"* ]]
+}
+
+@test "a zeroing batch off by one fails the tests" {
+	mutant offbyone 's/consumer_head - r->consumer_tail >= r->batch/consumer_head - r->consumer_tail > r->batch/'
+}
+
+@test "an unconsume that drops what it is given fails the tests" {
+	mutant dropunconsume 's/r->queue\[head\] = batch\[--n\];/destroy(batch[--n]); continue;/'
+}
+
+@test "a batch rule that can exceed half the ring fails the tests" {
+	mutant bigbatch 's/if (r->batch > r->size \/ 2 || !r->batch)/if (!r->batch)/'
+}
+
+@test "the benchmark moves every item and reports one CSV row" {
+	run harness HDR_stock="$W/stock/include/linux/ptr_ring.h" IMPLS=stock "$BUILD/bench-stock"
+	[ "$status" -eq 0 ]
+	run "$BUILD/bench-stock" 64 0 16 100000 -1 -1
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^stock,64,16,16,100000,[0-9.]+,[0-9]+,[0-9]+$ ]]
+	run "$BUILD/bench-stock" 64 65 16 1000
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"ZBATCH 65 is larger than the ring (64)"* ]]
+	run "$BUILD/bench-stock" 0 0 1 10
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"SIZE must be an integer from 1"* ]]
+}
