@@ -3,7 +3,7 @@
 # make check-quick: the same without building or booting kernels.
 # Tests run with prove over bats files: prove prints the summary.
 
-PROVE := prove --exec 'bats --tap' --timer
+PROVE := prove --exec 'bats --tap' --timer --comments
 UNIT  := $(wildcard tests/unit/*.bats)
 VM    := $(wildcard tests/ptr_ring/*.bats) $(wildcard tests/vm/*.bats)
 

@@ -207,9 +207,11 @@ kernel_build() {
 	rm -f "$out/vrb-build-info"
 	t0=$(date +%s)
 	# Objects do not depend on the build dir (srctree is ".."), so let ccache
-	# share them between the stock and patched trees and between clones;
-	# depend mode saves the extra preprocessor run on a miss.
-	export CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1
+	# share them between the stock and patched trees and between clones.
+	# Not depend mode (CCACHE_DEPEND): it served a stale version-timestamp.o
+	# whose utsversion.h had been rewritten just before (the VM smoke test's
+	# uname -v check caught it).
+	export CCACHE_NOHASHDIR=1
 	make -C "$src" O=out "${vars[@]}" bzImage >"$out/vrb-build.log" 2>&1 &
 	pid=$!
 	n=0
