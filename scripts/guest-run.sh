@@ -131,6 +131,15 @@ show_failure() {
 	fi
 }
 
+# kill_guest STATUS WHAT: stop QEMU, report WHAT, exit with STATUS.
+kill_guest() {
+	kill "$qpid" 2>/dev/null || true
+	wait "$qpid" 2>/dev/null || true
+	qpid=''
+	show_failure "$2"
+	exit "$1"
+}
+
 main() {
 	local t0 tstart='' boot_s='' accel reason verdict qrc=0 rc
 	parse_args "$@"
@@ -164,20 +173,12 @@ main() {
 				tail -n +1 -F --pid="$qpid" "$run/output" 2>/dev/null &
 				tpid=$!
 			elif older "$t0" "$boot_timeout"; then
-				kill "$qpid" 2>/dev/null || true
-				wait "$qpid" 2>/dev/null || true
-				qpid=
-				show_failure "guest did not boot to the command within ${boot_timeout}s: killed"
-				exit 125
+				kill_guest 125 "guest did not boot to the command within ${boot_timeout}s: killed"
 			fi
 		elif [ -f "$run/rc" ]; then
 			break
 		elif older "$tstart" "$cmd_timeout"; then
-			kill "$qpid" 2>/dev/null || true
-			wait "$qpid" 2>/dev/null || true
-			qpid=
-			show_failure "command did not finish within ${cmd_timeout}s: guest killed"
-			exit 124
+			kill_guest 124 "command did not finish within ${cmd_timeout}s: guest killed"
 		fi
 		sleep 0.2
 	done
