@@ -45,6 +45,21 @@ boot_check() {
 	[[ "$output" == *"-patched"* ]]
 }
 
+@test "run-bench.sh boot: both kernels booted, a CSV with metadata and one row per boot" {
+	run "$VRB_ROOT/run-bench.sh" --results "$BATS_TEST_TMPDIR/results" --repeats 2 --vcpus 1 boot
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"accelerator: "* ]]
+	csv=$(echo "$BATS_TEST_TMPDIR"/results/*-boot/boot.csv)
+	[ -f "$csv" ]
+	grep -q "^# accel: " "$csv"
+	grep -q "^# command: .*run-bench.sh --results" "$csv"
+	[ "$(grep -c '^[12],stock,.*-stock-g' "$csv")" -eq 2 ]
+	[ "$(grep -c '^[12],patched,.*-patched-g' "$csv")" -eq 2 ]
+	# interleaved: stock, patched, stock, patched
+	[ "$(grep -v '^#' "$csv" | tail -n +2 | cut -d, -f2 | tr '\n' ' ')" = "stock patched stock patched " ]
+}
+
 @test "a second build reuses both kernels" {
 	run "$VRB_ROOT/scripts/build-kernels.sh"
 	[ "$status" -eq 0 ]
