@@ -12,13 +12,20 @@ export VRB_ROOT
 # shellcheck source=lib/parameters.sh
 . "$VRB_ROOT/lib/parameters.sh"
 
-VRB_T0=${VRB_T0:-$(date +%s.%N)}
+VRB_T0=${VRB_T0:-$(date +%s.%N)}  # inherited by child scripts: one clock
 export VRB_T0
 
+# now: seconds since the epoch, with decimals.
+now() { date +%s.%N; }
+
+# since T: seconds since T (a now value), one decimal.
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# older T LIMIT: true when more than LIMIT seconds have passed since T.
+older() { awk -v a="$1" -v b="$(now)" -v l="$2" 'BEGIN { exit !(b - a > l) }'; }
+
 # elapsed: seconds since the top-level script started, e.g. "12.3"
-elapsed() {
-	awk -v t0="$VRB_T0" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.1f", t1 - t0 }'
-}
+elapsed() { since "$VRB_T0"; }
 
 log() {
 	printf '[%7ss] %s\n' "$(elapsed)" "$*" >&2
@@ -45,12 +52,12 @@ need_cmd() {
 stage() {
 	local name=$1 t0
 	shift
-	t0=$(date +%s.%N)
+	t0=$(now)
 	log "$name ..."
 	VRB_STAGE=$name
 	"$@"
 	VRB_STAGE=
-	VRB_STAGE_SECONDS=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	VRB_STAGE_SECONDS=$(since "$t0")
 	log "$name done in ${VRB_STAGE_SECONDS}s"
 }
 

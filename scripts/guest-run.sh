@@ -101,13 +101,6 @@ parse_args() {
 	init=$(cd "$(dirname "$init")" && pwd)/$(basename "$init")
 }
 
-# now: seconds since the epoch, with decimals.
-now() { date +%s.%N; }
-# since T: seconds since T, one decimal.
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
-# older T LIMIT: true when more than LIMIT seconds have passed since T.
-older() { awk -v a="$1" -v b="$(now)" -v l="$2" 'BEGIN { exit !(b - a > l) }'; }
-
 write_cmd() {
 	{
 		printf 'cd %q || exit 125\n' "$PWD"

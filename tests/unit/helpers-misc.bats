@@ -66,3 +66,12 @@ SCRIPT
 	[[ "$output" != *"not reached"* ]]
 	[[ "$output" != *"after:"* ]]
 }
+
+@test "since and older measure from a given time" {
+	t=$(( $(date +%s) - 100 ))
+	s=$(since "$t")
+	[[ "$s" =~ ^1[0-9][0-9]\.[0-9]$ ]]
+	older "$t" 50
+	run older "$t" 500
+	[ "$status" -eq 1 ]
+}
