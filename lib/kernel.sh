@@ -184,6 +184,14 @@ kernel_build_info() {
 	echo "$(kernel_workspace)/$1/out/vrb-build-info"
 }
 
+# kernel_image_matches SRC OUT: does OUT's bzImage carry the UTS version
+# this build generated? (uname -v in the guest must name this build.)
+kernel_image_matches() {
+	local uts
+	uts=$(sed -n 's/^#define UTS_VERSION "\(.*\)"$/\1/p' "$2/include/generated/utsversion.h")
+	[ -n "$uts" ] && "$1/scripts/extract-vmlinux" "$2/arch/x86/boot/bzImage" | grep -aqF "$uts"
+}
+
 # kernel_build VARIANT: build bzImage incrementally; nothing when up to date.
 kernel_build() {
 	local variant=$1 w src out key vars=() t0 pid n rc=0 secs
@@ -208,9 +216,6 @@ kernel_build() {
 	t0=$(date +%s)
 	# Objects do not depend on the build dir (srctree is ".."), so let ccache
 	# share them between the stock and patched trees and between clones.
-	# Not depend mode (CCACHE_DEPEND): it served a stale version-timestamp.o
-	# whose utsversion.h had been rewritten just before (the VM smoke test's
-	# uname -v check caught it).
 	export CCACHE_NOHASHDIR=1
 	make -C "$src" O=out "${vars[@]}" bzImage >"$out/vrb-build.log" 2>&1 &
 	pid=$!
@@ -226,6 +231,15 @@ kernel_build() {
 		tail -n 30 "$out/vrb-build.log" >&2
 		die "$variant kernel build failed (full log: $out/vrb-build.log)"
 	fi
+	# arch/x86/boot/compressed/piggy.S takes the compressed vmlinux in with
+	# .incbin, which ccache does not hash: with identical piggy.S text it
+	# returns a piggy.o holding another build's kernel. Assemble it without
+	# ccache, then check the bzImage really carries this build's version.
+	rm -f "$out/arch/x86/boot/compressed/piggy.o"
+	CCACHE_DISABLE=1 make -C "$src" O=out "${vars[@]}" bzImage >>"$out/vrb-build.log" 2>&1 ||
+		die "$variant kernel build failed (full log: $out/vrb-build.log)"
+	kernel_image_matches "$src" "$out" ||
+		die "$variant: bzImage does not carry the version of this build (include/generated/utsversion.h)"
 	secs=$(($(date +%s) - t0))
 	{
 		echo "variant=$variant"
