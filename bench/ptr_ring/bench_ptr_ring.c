@@ -1,22 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ptr_ring throughput: one producer thread and one consumer thread on
- * different CPUs move a fixed number of items through one ring. Prints one
- * CSV row: impl,size,zbatch,cbatch,items,seconds,items_per_s,producer_full
- * (producer_full = produce calls that found the ring full).
+ * different CPUs move items through one ring. Prints one CSV row:
+ * impl,size,zbatch,cbatch,items,seconds,items_per_s,producer_full,mode
+ * (items = items consumed; producer_full = produce calls that found the
+ * ring full).
  *
- * Usage: bench_ptr_ring SIZE ZBATCH CBATCH ITEMS [PRODUCER_CPU CONSUMER_CPU]
+ * Usage: bench_ptr_ring [-d] [-w WORK] SIZE ZBATCH CBATCH ITEMS [PRODUCER_CPU CONSUMER_CPU]
  *   ZBATCH 0 keeps the header's zeroing batch; CBATCH 1 uses ptr_ring_consume,
  *   more uses ptr_ring_consume_batched (as vhost_net does).
+ *   Default mode "spin": the producer retries until each of ITEMS items is
+ *   in. -d, mode "drop": the producer makes ITEMS attempts and drops an item
+ *   when the ring is full, as tun_net_xmit() does; items/s is then the rate
+ *   the consumer delivers under a flood, and producer_full the drops.
+ *   -w WORK: the consumer spends WORK loop iterations on each item (a slower
+ *   consumer, as vhost_net copying into the guest is); default 0.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ring.h"
 
@@ -25,6 +35,8 @@ struct bench {
 	long items;
 	long full;
 	int cpu;
+	bool drop;
+	atomic_bool done;
 };
 
 static void cpu_relax(void)
@@ -52,10 +64,20 @@ static void *producer(void *arg)
 	for (long i = 1; i <= b->items; i++) {
 		while (ring_produce(b->r, (void *)(uintptr_t)i)) {
 			b->full++;
+			if (b->drop)
+				break;
 			cpu_relax();
 		}
 	}
+	atomic_store_explicit(&b->done, true, memory_order_release);
 	return NULL;
+}
+
+/* Per-item consumer work that the compiler cannot remove. */
+static void consumer_work(long work)
+{
+	for (volatile long i = 0; i < work; i++)
+		;
 }
 
 static int parse(const char *s, long min, long max, const char *what, long *out)
@@ -76,16 +98,27 @@ static int parse(const char *s, long min, long max, const char *what, long *out)
 
 int main(int argc, char **argv)
 {
-	long size, zbatch, cbatch, items, pcpu = 0, ccpu = 1, got = 0, sum = 0;
+	long size, zbatch, cbatch, items, pcpu = 0, ccpu = 1, got = 0, sum = 0, last = 0;
 	struct bench b = { 0 };
+	bool drop = false;
+	long work = 0;
+	int opt;
 	struct timespec t0, t1;
 	void **out;
 	pthread_t t;
 	double secs;
 
+	while ((opt = getopt(argc, argv, "+dw:")) != -1) {
+		if (opt == 'd')
+			drop = true;
+		else if (opt != 'w' || parse(optarg, 0, 1000000, "WORK", &work))
+			return 2;
+	}
+	argv += optind - 1;
+	argc -= optind - 1;
 	if (argc != 5 && argc != 7) {
-		fprintf(stderr, "usage: %s SIZE ZBATCH CBATCH ITEMS [PRODUCER_CPU CONSUMER_CPU]\n",
-			argv[0]);
+		fprintf(stderr,
+			"usage: bench_ptr_ring [-d] [-w WORK] SIZE ZBATCH CBATCH ITEMS [PRODUCER_CPU CONSUMER_CPU]\n");
 		return 2;
 	}
 	if (parse(argv[1], 1, 1 << 20, "SIZE", &size) ||
@@ -109,13 +142,16 @@ int main(int argc, char **argv)
 	ring_set_batch(b.r, (int)zbatch);
 	b.items = items;
 	b.cpu = (int)pcpu;
+	b.drop = drop;
+	atomic_init(&b.done, false);
 	pin((int)ccpu);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (pthread_create(&t, NULL, producer, &b)) {
 		fprintf(stderr, "bench_ptr_ring: cannot start the producer\n");
 		return 1;
 	}
-	while (got < items) {
+	for (;;) {
+		bool done = atomic_load_explicit(&b.done, memory_order_acquire);
 		int n;
 
 		if (cbatch == 1) {
@@ -126,21 +162,35 @@ int main(int argc, char **argv)
 		} else {
 			n = ring_consume_batched(b.r, out, (int)cbatch);
 		}
-		for (int i = 0; i < n; i++)
-			sum += (long)(uintptr_t)out[i];
+		for (int i = 0; i < n; i++) {
+			long v = (long)(uintptr_t)out[i];
+
+			if (v <= last) {
+				fprintf(stderr, "bench_ptr_ring: item %ld after %ld: out of order\n",
+					v, last);
+				return 1;
+			}
+			last = v;
+			sum += v;
+			consumer_work(work);
+		}
 		got += n;
+		/* Empty after the producer finished: every item is out. */
+		if (!n && done)
+			break;
 		if (!n)
 			cpu_relax();
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	pthread_join(t, NULL);
 	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	if (sum != items * (items + 1) / 2) {
+	if ((!drop && sum != items * (items + 1) / 2) ||
+	    (drop && got + b.full != items)) {
 		fprintf(stderr, "bench_ptr_ring: items lost or duplicated\n");
 		return 1;
 	}
-	printf("%s,%ld,%d,%ld,%ld,%.6f,%.0f,%ld\n", ring_impl_name, size, ring_batch(b.r),
-	       cbatch, items, secs, (double)items / secs, b.full);
+	printf("%s,%ld,%d,%ld,%ld,%.6f,%.0f,%ld,%s\n", ring_impl_name, size, ring_batch(b.r),
+	       cbatch, got, secs, (double)got / secs, b.full, drop ? "drop" : "spin");
 	ring_free(b.r, NULL);
 	free(out);
 	return 0;

@@ -70,7 +70,16 @@ mutant() {
 	run "$BUILD/bench-stock" 64 0 16 100000 -1 -1
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" =~ ^stock,64,16,16,100000,[0-9.]+,[0-9]+,[0-9]+$ ]]
+	[[ "$output" =~ ^stock,64,16,16,100000,[0-9.]+,[0-9]+,[0-9]+,spin$ ]]
+	# drop mode: every attempt is either consumed or counted as a drop
+	run "$BUILD/bench-stock" -d -w 200 8 1 16 200000 -1 -1
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^stock,8,1,16,([0-9]+),[0-9.]+,[0-9]+,([0-9]+),drop$ ]]
+	[ $((BASH_REMATCH[1] + BASH_REMATCH[2])) -eq 200000 ]
+	run "$BUILD/bench-stock" -w x 64 0 16 1000
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"WORK must be an integer from 0"* ]]
 	run "$BUILD/bench-stock" 64 65 16 1000
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"ZBATCH 65 is larger than the ring (64)"* ]]
