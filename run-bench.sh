@@ -3,7 +3,7 @@
 # guests on them, runs the workloads and writes the results to results/.
 set -euo pipefail
 VRB_PROG="run-bench.sh"
-VRB_COMMAND_LINE="$0 $*"
+export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$0 $*}"
 # shellcheck source=lib/functions.sh
 . "$(dirname "$0")/lib/functions.sh"
 # shellcheck source=lib/kernel.sh

@@ -4,6 +4,8 @@
 # medians with min-max, and the best zeroing batch per ring size, as CSV.
 set -euo pipefail
 VRB_PROG="sweep.sh"
+# run-bench.sh passes its own command line; run alone, this one is recorded.
+export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$0 $*}"
 # shellcheck source=lib/functions.sh
 . "$(dirname "$0")/../../lib/functions.sh"
 # shellcheck source=lib/kernel.sh
