@@ -26,8 +26,10 @@ results/<date>-<workload>/.
 Workloads (default: all):
   boot      boot each kernel, run a command, power off; times boot-to-command
   ptr_ring  the kernel's ptr_ring.h (stock and patched) in userspace: items/s
-            and producer-full events for ring size x zeroing batch x consumer
-            batch (bench/ptr_ring/sweep.sh; --repeats applies)
+            and producer-full events (drops, in drop mode) for mode x consumer
+            work x ring size x zeroing batch x consumer batch
+            (bench/ptr_ring/sweep.sh, whose --help lists the axes; --repeats
+            applies)
 
 Options:
   --variants LIST    kernels to compare, space-separated (default: "$VRB_VARIANTS")

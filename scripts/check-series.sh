@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Checks the patch series the way a maintainer would before taking it: each
+# patch, applied in order on the pinned 6.1.y, is checkpatch --strict clean,
+# adds no W=1 warning to the objects it touches, and leaves a tree whose
+# vmlinux builds (bisectable).
+set -euo pipefail
+VRB_PROG="check-series.sh"
+# shellcheck source=lib/functions.sh
+. "$(dirname "$0")/../lib/functions.sh"
+# shellcheck source=lib/kernel.sh
+. "$VRB_ROOT/lib/kernel.sh"
+
+build=1
+
+usage() {
+	cat <<EOF
+Usage: scripts/check-series.sh [--no-build] [--patches DIR]
+
+For each patch of DIR/series (default: patches/), applied with git am in
+order on baseline in a scratch worktree (<workspace>/series-check):
+  checkpatch   scripts/checkpatch.pl --strict: no error, warning or check
+  W=1          every object built from a .c file it changes, or from a .c
+               file that includes a header it changes, compiles with W=1
+               with no more warnings than at baseline
+  vmlinux      the tree builds (skipped with --no-build)
+Prints one line per patch and per check; exits 1 if any check fails.
+The worktree and its build dir are kept, so a second run is incremental.
+
+  --no-build      checkpatch and W=1 only
+  --patches DIR   the series to check (default: \$VRB_PATCHES = $VRB_PATCHES)
+  -h, --help      this text
+EOF
+}
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--no-build) build=0; shift ;;
+		--patches) [ $# -ge 2 ] || die "$1 needs a value"; VRB_PATCHES=$2; shift 2 ;;
+		-h | --help) usage; exit 0 ;;
+		*) usage >&2; die "unknown option '$1'" ;;
+		esac
+	done
+	[ -f "$VRB_PATCHES/series" ] || die "no series file in $VRB_PATCHES"
+}
+
+# tree_make ARGS...: make in the scratch tree's build dir.
+tree_make() {
+	make -C "$tree" O=out "${vars[@]}" "$@"
+}
+
+# includers HEADER: the .c files that include HEADER (a path under include/,
+# or a driver's local header) directly, or through a header that does.
+includers() {
+	local f=$1 h hh
+	case $f in
+	include/*)
+		h=${f#include/}
+		kgit -C "$tree" grep -l -F "#include <$h>" -- '*.c' || true
+		for hh in $(kgit -C "$tree" grep -l -F "#include <$h>" -- 'include/*.h' || true); do
+			kgit -C "$tree" grep -l -F "#include <${hh#include/}>" -- '*.c' || true
+		done
+		;;
+	*) kgit -C "$tree" grep -l -F "#include \"$(basename "$f")\"" -- "$(dirname "$f")/*.c" || true ;;
+	esac
+}
+
+# objects_of PATCH_SHA: the .o files (relative to the tree) built from the
+# .c files the patch changes or that include a header it changes (see
+# includers); only those this config builds.
+objects_of() {
+	local f
+	while IFS= read -r f; do
+		case $f in
+		*.c) echo "$f" ;;
+		*.h) includers "$f" ;;
+		esac
+	done < <(kgit -C "$tree" diff --name-only "$1~1" "$1") | sed 's/\.c$/.o/' | sort -u |
+		while IFS= read -r f; do
+			[ ! -f "$tree/out/$f" ] || echo "$f"
+		done
+}
+
+# w1_warnings OBJ: compiles one object with W=1 and prints its warnings, one
+# per line, sorted, without line and column (so that moved code compares
+# equal). Fails if it does not compile.
+w1_warnings() {
+	local log=$tree/out/w1.log
+	rm -f "$tree/out/$1"
+	tree_make W=1 "$1" >"$log" 2>&1 || { tail -n 20 "$log" >&2; return 1; }
+	{ grep ': warning: ' "$log" || true; } | sed -E 's/:[0-9]+:[0-9]+: /: /' | sort
+}
+
+main() {
+	local w list p sha name n=0 fails=0 objs o base now added tree vars=()
+	parse_args "$@"
+	kernel_check_source
+	stage "kernel source" kernel_unpack
+	stage "kernel config" kernel_config
+	w=$(kernel_workspace)
+	tree=$w/series-check
+	list=$(series_patches "$VRB_PATCHES")
+	[ -n "$list" ] || die "the series in $VRB_PATCHES is empty"
+	if [ ! -d "$tree" ]; then
+		kgit -C "$w/stock" worktree add -q -f -B series-check "$tree" baseline
+	fi
+	kgit -C "$tree" am --abort >/dev/null 2>&1 || true
+	kgit -C "$tree" checkout -q -f -B series-check baseline
+	mkdir -p "$tree/out"
+	cmp -s "$w/state/config" "$tree/out/.config" || cp "$w/state/config" "$tree/out/.config"
+	mapfile -t vars < <(kernel_make_vars series)
+	export CCACHE_NOHASHDIR=1
+	if [ "$build" = 1 ] || [ ! -f "$tree/out/vmlinux" ]; then
+		stage "baseline vmlinux (objects to compare against)" tree_make vmlinux >"$tree/out/check.log" 2>&1 ||
+			{ tail -n 20 "$tree/out/check.log" >&2; die "baseline does not build: see $tree/out/check.log"; }
+	fi
+	while IFS= read -r p; do
+		n=$((n + 1))
+		name=$(basename "$p")
+		# warnings at the parent, for the objects this patch touches
+		if ! kgit -C "$tree" am -q --keep-cr "$p" >"$tree/out/am.log" 2>&1; then
+			cat "$tree/out/am.log" >&2
+			echo "FAIL $name: does not apply"
+			fails=$((fails + 1))
+			break
+		fi
+		sha=$(kgit -C "$tree" rev-parse HEAD)
+		if (cd "$tree" && ./scripts/checkpatch.pl --strict --quiet "$p") >"$tree/out/checkpatch.log" 2>&1; then
+			echo "ok   $name: checkpatch --strict clean"
+		else
+			cat "$tree/out/checkpatch.log"
+			echo "FAIL $name: checkpatch --strict"
+			fails=$((fails + 1))
+		fi
+		objs=$(objects_of "$sha")
+		for o in $objs; do
+			kgit -C "$tree" checkout -q "$sha~1"
+			base=$(w1_warnings "$o") || { echo "FAIL $name: $o does not compile before it"; fails=$((fails + 1)); continue; }
+			kgit -C "$tree" checkout -q "$sha"
+			now=$(w1_warnings "$o") || { echo "FAIL $name: $o does not compile"; fails=$((fails + 1)); continue; }
+			added=$(comm -13 <(echo "$base") <(echo "$now") | sed '/^$/d')
+			if [ -z "$added" ]; then
+				echo "ok   $name: $o W=1, no new warning ($(echo "$now" | sed '/^$/d' | wc -l) at baseline and now)"
+			else
+				echo "$added"
+				echo "FAIL $name: $o W=1, new warnings above"
+				fails=$((fails + 1))
+			fi
+		done
+		kgit -C "$tree" checkout -q -B series-check "$sha"
+		[ -n "$objs" ] || echo "ok   $name: changes no object this config builds"
+		if [ "$build" = 1 ]; then
+			if tree_make vmlinux >"$tree/out/build.log" 2>&1; then
+				echo "ok   $name: vmlinux builds"
+			else
+				tail -n 20 "$tree/out/build.log"
+				echo "FAIL $name: vmlinux does not build"
+				fails=$((fails + 1))
+			fi
+		fi
+	done <<<"$list"
+	log "$n patches checked, $fails failures"
+	[ "$fails" -eq 0 ]
+}
+
+trap 'vrb_exit_report $?' EXIT
+main "$@"

@@ -1,0 +1,40 @@
+#!/usr/bin/env bats
+# The vhost_net / tun / ptr_ring patches, in guests: on the patched kernel the
+# knobs take valid values, refuse bad ones and keep the old value, and a tap's
+# tx ring zeroes in the batches the rule and the knob say (measured from
+# userspace by tests/guest/tap_ring_batch); on the stock kernel, 6.1's rule.
+
+load ../unit/helpers
+
+setup_file() {
+	"$VRB_ROOT/scripts/build-kernels.sh" >"$BATS_FILE_TMPDIR/build.log" 2>&1 || {
+		tail -n 40 "$BATS_FILE_TMPDIR/build.log" >&3
+		return 1
+	}
+	# inside the repository: the guest sees it, not the host's /tmp
+	make -s -C "$VRB_ROOT/tests/guest" BUILD="$VRB_ROOT/.cache/guest-tools"
+}
+
+setup() {
+	load_libs
+	export VRB_CACHE=$VRB_ROOT/.cache VRB_PATCHES=$VRB_ROOT/patches
+}
+
+knobs() {
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel "$1" --run-dir "$BATS_TEST_TMPDIR/run" \
+		-- "$VRB_ROOT/tests/guest/check-ring-knobs.sh" "$1" "$VRB_ROOT/.cache/guest-tools/tap_ring_batch"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"0 failed"* ]]
+}
+
+@test "stock kernel: no knobs, and tap rings zero in batches by 6.1's rule" {
+	knobs stock
+	[[ "$output" == *"ok: stock: tx ring of 16 zeroes in batches of 1"* ]]
+}
+
+@test "patched kernel: rx_batch and tx_ring_zero_batch validate, and rings follow the rule and the knob" {
+	knobs patched
+	[[ "$output" == *"ok: rx_batch refuses '257'"* ]]
+	[[ "$output" == *"ok: tx_ring_zero_batch 8: a ring of 64 zeroes in batches of 8"* ]]
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bats
+# scripts/check-series.sh: the real series passes (applies in order,
+# checkpatch --strict clean, no new W=1 warning, vmlinux builds at every
+# patch), and a patch with a style error and a new warning is caught.
+
+load ../unit/helpers
+
+setup() {
+	load_libs
+	export VRB_CACHE=$VRB_ROOT/.cache VRB_PATCHES=$VRB_ROOT/patches
+}
+
+@test "every patch of the series: checkpatch --strict, W=1, vmlinux builds" {
+	run "$VRB_ROOT/scripts/check-series.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	local n
+	n=$(series_patches "$VRB_PATCHES" | wc -l)
+	[ "$n" -ge 1 ]
+	[ "$(grep -c '^ok   .*: checkpatch --strict clean$' <<<"$output")" -eq "$n" ]
+	[ "$(grep -c '^ok   .*: vmlinux builds$' <<<"$output")" -eq "$n" ]
+	[[ "$output" == *"ok   0001-vhost_net-"*": drivers/vhost/net.o W=1, no new warning"* ]]
+	[[ "$output" != *FAIL* ]]
+}
+
+@test "a patch with trailing whitespace and an unused variable fails" {
+	local d=$BATS_TEST_TMPDIR/bad w
+	w=$(kernel_workspace)
+	mkdir -p "$d/a/drivers/vhost" "$d/b/drivers/vhost"
+	cp "$w/stock/drivers/vhost/net.c" "$d/a/drivers/vhost/net.c"
+	sed 's/^\trxq->head = rxq->tail = 0;$/&\n\tint unused_w1; /' "$d/a/drivers/vhost/net.c" >"$d/b/drivers/vhost/net.c"
+	{
+		printf 'From: Test <test@example.com>\nSubject: [PATCH] vhost_net: a bad patch\n\n'
+		printf 'Signed-off-by: Test <test@example.com>\n---\n'
+		(cd "$d" && diff -u a/drivers/vhost/net.c b/drivers/vhost/net.c) || true
+	} >"$d/0001-bad.patch"
+	printf '0001-bad.patch\n' >"$d/series"
+	run "$VRB_ROOT/scripts/check-series.sh" --no-build --patches "$d"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"FAIL 0001-bad.patch: checkpatch --strict"* ]]
+	[[ "$output" == *"unused_w1"* ]]
+	[[ "$output" == *"FAIL 0001-bad.patch: drivers/vhost/net.o W=1, new warnings above"* ]]
+}
