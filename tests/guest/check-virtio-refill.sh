@@ -117,7 +117,7 @@ done
 takes $MN legacy
 d=$(delta 60 refills refill_bufs)
 echo "  legacy, 60 frames: $d"
-check "legacy (128): 60 frames, no refill" [[ "$d" == "refills=0 refill_bufs=0 " ]]
+check "legacy (128): 60 frames, no refill" [ "$d" = "refills=0 refill_bufs=0 " ]
 
 # 0: refill on every poll with a free buffer; the 60 left free are posted too
 takes $MN 0
