@@ -192,9 +192,26 @@ kernel_image_matches() {
 	[ -n "$uts" ] && "$1/scripts/extract-vmlinux" "$2/arch/x86/boot/bzImage" | grep -aqF "$uts"
 }
 
+# kernel_make_progress LABEL LOG MAKE_ARGS...: make, its output into LOG,
+# with a line every minute saying how far it got; make's exit status.
+kernel_make_progress() {
+	local label=$1 logf=$2 pid n=0 rc=0
+	shift 2
+	make "$@" >"$logf" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 5
+		n=$((n + 1))
+		[ $((n % 12)) -eq 0 ] || continue
+		log "$label: building, $(grep -c '^  CC ' "$logf" || true) objects compiled so far"
+	done
+	wait "$pid" || rc=$?
+	return "$rc"
+}
+
 # kernel_build VARIANT: build bzImage incrementally; nothing when up to date.
 kernel_build() {
-	local variant=$1 w src out key vars=() t0 pid n rc=0 secs
+	local variant=$1 w src out key vars=() t0 rc=0 secs
 	w=$(kernel_workspace)
 	src=$w/$variant
 	out=$src/out
@@ -217,16 +234,7 @@ kernel_build() {
 	# Objects do not depend on the build dir (srctree is ".."), so let ccache
 	# share them between the stock and patched trees and between clones.
 	export CCACHE_NOHASHDIR=1
-	make -C "$src" O=out "${vars[@]}" bzImage >"$out/vrb-build.log" 2>&1 &
-	pid=$!
-	n=0
-	while kill -0 "$pid" 2>/dev/null; do
-		sleep 5
-		n=$((n + 1))
-		[ $((n % 12)) -eq 0 ] || continue
-		log "$variant: building, $(grep -c '^  CC ' "$out/vrb-build.log" || true) objects compiled so far"
-	done
-	wait "$pid" || rc=$?
+	kernel_make_progress "$variant" "$out/vrb-build.log" -C "$src" O=out "${vars[@]}" bzImage || rc=$?
 	if [ "$rc" -ne 0 ]; then
 		tail -n 30 "$out/vrb-build.log" >&2
 		die "$variant kernel build failed (full log: $out/vrb-build.log)"

@@ -91,6 +91,11 @@ w1_warnings() {
 	{ grep ': warning: ' "$log" || true; } | sed -E 's/:[0-9]+:[0-9]+: /: /' | sort
 }
 
+# count LINES: how many non-empty lines.
+count() {
+	sed '/^$/d' <<<"$1" | wc -l
+}
+
 main() {
 	local w list p sha name n=0 fails=0 objs o base now added tree vars=()
 	parse_args "$@"
@@ -111,7 +116,8 @@ main() {
 	mapfile -t vars < <(kernel_make_vars series)
 	export CCACHE_NOHASHDIR=1
 	if [ "$build" = 1 ] || [ ! -f "$tree/out/vmlinux" ]; then
-		stage "baseline vmlinux (objects to compare against)" tree_make vmlinux >"$tree/out/check.log" 2>&1 ||
+		log "baseline vmlinux in $tree (the objects to compare against) ..."
+		kernel_make_progress baseline "$tree/out/check.log" -C "$tree" O=out "${vars[@]}" vmlinux ||
 			{ tail -n 20 "$tree/out/check.log" >&2; die "baseline does not build: see $tree/out/check.log"; }
 	fi
 	while IFS= read -r p; do
@@ -140,7 +146,7 @@ main() {
 			now=$(w1_warnings "$o") || { echo "FAIL $name: $o does not compile"; fails=$((fails + 1)); continue; }
 			added=$(comm -13 <(echo "$base") <(echo "$now") | sed '/^$/d')
 			if [ -z "$added" ]; then
-				echo "ok   $name: $o W=1, no new warning ($(echo "$now" | sed '/^$/d' | wc -l) at baseline and now)"
+				echo "ok   $name: $o W=1, no new warning ($(count "$base") before, $(count "$now") after)"
 			else
 				echo "$added"
 				echo "FAIL $name: $o W=1, new warnings above"
@@ -150,7 +156,7 @@ main() {
 		kgit -C "$tree" checkout -q -B series-check "$sha"
 		[ -n "$objs" ] || echo "ok   $name: changes no object this config builds"
 		if [ "$build" = 1 ]; then
-			if tree_make vmlinux >"$tree/out/build.log" 2>&1; then
+			if kernel_make_progress "$name" "$tree/out/build.log" -C "$tree" O=out "${vars[@]}" vmlinux; then
 				echo "ok   $name: vmlinux builds"
 			else
 				tail -n 20 "$tree/out/build.log"
