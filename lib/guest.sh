@@ -76,8 +76,11 @@ guest_qemu_args() {
 	local accel=$1 image=$2 run=$3 vcpus=$4 mem=$5 append=$6
 	qemu_profile_args qemu-common.args
 	qemu_profile_args "qemu-$accel.args"
+	# Guest RAM in a shared memfd: a vhost-user backend (workload B) maps it.
 	printf '%s\n' \
 		-smp "$vcpus" -m "$mem" \
+		-object "memory-backend-memfd,id=vrbmem,size=${mem}M,share=on" \
+		-numa "node,memdev=vrbmem" \
 		-kernel "$image" \
 		-append "$append" \
 		-fsdev "local,id=vrbroot,path=/,security_model=none,readonly=on,multidevs=remap" \

@@ -11,6 +11,8 @@ PACKAGES=(
 	linux-source-6.1 make gcc flex bison bc libelf-dev libssl-dev git ccache xz-utils
 	# guests
 	qemu-system-x86 iproute2 ethtool procps
+	# workload B's vhost-user source
+	libdpdk-dev pkg-config
 	# tests
 	bats shellcheck perl
 )

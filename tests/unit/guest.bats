@@ -48,7 +48,7 @@ setup() {
 	line=" ${args[*]} "
 	[[ "$line" == *" -accel tcg,thread=multi"* ]]
 	[[ "$line" == *" -cpu max "* ]]
-	[[ "$line" == *" -smp 2 -m 1024 -kernel /k/bzImage -append console=ttyS0 "* ]]
+	[[ "$line" == *" -smp 2 -m 1024 -object memory-backend-memfd,id=vrbmem,size=1024M,share=on -numa node,memdev=vrbmem -kernel /k/bzImage -append console=ttyS0 "* ]]
 	[[ "$line" == *"path=/,security_model=none,readonly=on"* ]]
 	[[ "$line" == *"id=vrbout,path=/r/run,security_model=none "* ]]
 	[[ "$line" == *" -no-reboot "* ]]

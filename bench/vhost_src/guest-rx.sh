@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Runs inside the guest of a workload B trial: applies the virtio_net knobs,
+# brings the (only) virtio-net interface up so that the driver posts its rx
+# buffers (which starts vhost_src's flood), and waits until the flood is
+# over; then prints the interface's rx counters as key=value lines.
+# Usage: guest-rx.sh KNOBS [MAX_SECONDS] [DOWN_FRAMES HOLD]
+#   KNOBS: "name=value ..." written to /sys/module/virtio_net/parameters/,
+#          or "-" for none (the stock kernel has none).
+#   DOWN_FRAMES: take the interface down once that many frames arrived
+#          (the guest stops refilling: the source must count drops), then
+#          stay up HOLD more seconds for the source to finish. (A count,
+#          not a time: under TCG the guest's loop is slow and uneven.)
+set -euo pipefail
+knobs=$1 max=${2:-120} down_frames=${3:-} hold=${4:-5}
+
+iface=''
+for d in /sys/class/net/*; do
+	[ "$(basename "$(readlink -f "$d/device/driver" 2>/dev/null)")" = virtio_net ] &&
+		iface=$(basename "$d") && break
+done
+[ -n "$iface" ] || { echo "guest-rx: no virtio-net interface" >&2; exit 1; }
+
+if [ "$knobs" != - ]; then
+	for kv in $knobs; do
+		p=/sys/module/virtio_net/parameters/${kv%%=*}
+		[ -w "$p" ] || { echo "guest-rx: no knob ${kv%%=*} in this kernel" >&2; exit 1; }
+		echo "${kv#*=}" >"$p"
+		echo "knob_${kv%%=*}=$(cat "$p")"
+	done
+fi
+
+rx() { cat "/sys/class/net/$iface/statistics/rx_packets"; }
+ip link set "$iface" up
+
+# Wait for the first frame, then until no frame came for 2 s (polled every
+# 0.5 s; every 0.05 s when it must go down at a frame count).
+step=0.5 quiet_max=4
+[ -z "$down_frames" ] || step=0.05 quiet_max=40
+start=$SECONDS last=$(rx) quiet=0 first=''
+while [ $((SECONDS - start)) -lt "$max" ]; do
+	sleep "$step"
+	now=$(rx)
+	if [ "$now" != "$last" ]; then
+		[ -n "$first" ] || first=$SECONDS
+		last=$now quiet=0
+	elif [ -n "$first" ]; then
+		quiet=$((quiet + 1))
+		[ "$quiet" -lt "$quiet_max" ] || break
+	fi
+	if [ -n "$down_frames" ] && [ "$now" -ge "$down_frames" ]; then
+		ip link set "$iface" down
+		echo "guest_went_down=1"
+		sleep "$hold"
+		break
+	fi
+done
+[ -n "$first" ] || { echo "guest-rx: no frame arrived in $max s" >&2; exit 1; }
+
+echo "guest_rx_packets=$(rx)"
+ethtool -S "$iface" | sed -n 's/^ *rx_queue_0_\(packets\|drops\|kicks\|refills\|refill_bufs\|refill_fails\|starved\): \([0-9]*\)$/guest_rxq0_\1=\2/p'

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Per-interval counters of the source and their CSV row. */
+#ifndef INTERVAL_H
+#define INTERVAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct interval {
+	uint64_t offered;	/* frames due in the interval */
+	uint64_t delivered;	/* taken by the guest's rx ring */
+	uint64_t dropped;	/* found no free guest buffer */
+	uint32_t avail_min;	/* free guest buffers seen, lowest */
+	uint64_t avail_sum;	/* and their sum over samples, for the mean */
+	uint64_t samples;
+};
+
+#define INTERVAL_CSV_HEADER "t_s,offered,delivered,dropped,avail_min,avail_mean"
+
+void interval_reset(struct interval *iv);
+void interval_avail(struct interval *iv, uint32_t avail);
+void interval_add(struct interval *iv, uint32_t offered, uint32_t delivered);
+/* Adds iv into total (avail_min: the lowest of both). */
+void interval_sum(struct interval *total, const struct interval *iv);
+void interval_row(FILE *f, double t, const struct interval *iv);
+
+#endif /* INTERVAL_H */

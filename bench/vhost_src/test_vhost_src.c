@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host-side tests of vhost_src's parts that need no vhost: pacing (rate
+ * kept over time, catch-up bounded by the burst, no overflow), the frame
+ * (headers, IPv4 checksum), MAC parsing, and the interval counters.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "frame.h"
+#include "interval.h"
+#include "pace.h"
+
+static int failed, passed;
+
+#define CHECK(cond)                                                                  \
+	do {                                                                         \
+		if (!(cond)) {                                                       \
+			fprintf(stderr, "%s:%d: %s: check failed: %s\n", __FILE__,   \
+				__LINE__, __func__, #cond);                          \
+			return 1;                                                    \
+		}                                                                    \
+	} while (0)
+
+static int test_pace_rate(void)
+{
+	const uint64_t hz = 2000000000ULL;	/* a 2 GHz counter */
+	struct pace p;
+	uint64_t sent = 0;
+
+	pace_init(&p, hz, 1000, 100000);	/* 100 kpps */
+	CHECK(pace_take(&p, 1000, 32) == 0);	/* nothing due at the start */
+	/* one second in steps of 10 us: every frame due, never more than 32 at once */
+	for (uint64_t t = 1000; t <= 1000 + hz; t += hz / 100000) {
+		uint32_t n = pace_take(&p, t, 32);
+
+		CHECK(n <= 32);
+		sent += n;
+	}
+	CHECK(sent == 100000);
+	CHECK(p.offered == 100000);
+	return 0;
+}
+
+static int test_pace_catch_up(void)
+{
+	struct pace p;
+
+	pace_init(&p, 1000, 0, 1000);		/* one frame per tick */
+	CHECK(pace_take(&p, 100, 32) == 32);	/* 100 due, burst-limited */
+	CHECK(pace_take(&p, 100, 32) == 32);
+	CHECK(pace_take(&p, 100, 64) == 36);	/* the rest */
+	CHECK(pace_take(&p, 100, 64) == 0);
+	CHECK(pace_take(&p, 50, 64) == 0);	/* the past owes nothing */
+	return 0;
+}
+
+static int test_pace_no_overflow(void)
+{
+	struct pace p;
+
+	/* 100 Mpps after 10 hours on a 4 GHz counter: ticks * rate overflows 64 bits */
+	pace_init(&p, 4000000000ULL, 0, 100000000);
+	p.offered = 100000000ULL * 36000 - 10;
+	CHECK(pace_take(&p, 4000000000ULL * 36000, 256) == 10);
+	return 0;
+}
+
+static int test_frame(void)
+{
+	const uint8_t dst[6] = { 1, 2, 3, 4, 5, 6 }, src[6] = { 7, 8, 9, 10, 11, 12 };
+	uint8_t f[FRAME_MAX + 1];
+
+	CHECK(frame_build(f, FRAME_MIN - 1, dst, src) == -1);
+	CHECK(frame_build(f, FRAME_MAX + 1, dst, src) == -1);
+	CHECK(frame_build(f, 100, dst, src) == 0);
+	CHECK(!memcmp(f, dst, 6) && !memcmp(f + 6, src, 6));
+	CHECK(f[12] == 0x08 && f[13] == 0x00);
+	CHECK(f[14] == 0x45 && f[23] == 17);
+	CHECK((f[16] << 8 | f[17]) == 100 - 14);	/* IPv4 total length */
+	CHECK((f[38] << 8 | f[39]) == 100 - 34);	/* UDP length */
+	CHECK(frame_csum(f + 14, 20) == 0);		/* a valid header sums to 0 */
+	f[22]++;					/* a changed TTL does not */
+	CHECK(frame_csum(f + 14, 20) != 0);
+	/* RFC 1071's example: 00 01 f2 03 f4 f5 f6 f7 sums to ddf2 */
+	CHECK(frame_csum((uint8_t[]){ 0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7 }, 8) ==
+	      (uint16_t)~0xddf2);
+	return 0;
+}
+
+static int test_mac(void)
+{
+	uint8_t m[6];
+
+	CHECK(frame_parse_mac("52:54:00:ab:cd:EF", m) == 0);
+	CHECK(m[0] == 0x52 && m[3] == 0xab && m[5] == 0xef);
+	CHECK(frame_parse_mac("52:54:00:ab:cd", m) == -1);
+	CHECK(frame_parse_mac("52:54:00:ab:cd:ef:00", m) == -1);
+	CHECK(frame_parse_mac("x", m) == -1);
+	return 0;
+}
+
+static int test_interval(void)
+{
+	struct interval a, t;
+	char row[128];
+	FILE *f;
+
+	interval_reset(&a);
+	interval_reset(&t);
+	interval_add(&a, 32, 30);
+	interval_add(&a, 32, 32);
+	interval_avail(&a, 100);
+	interval_avail(&a, 50);
+	CHECK(a.offered == 64 && a.delivered == 62 && a.dropped == 2);
+	interval_sum(&t, &a);
+	interval_reset(&a);
+	interval_avail(&a, 70);
+	interval_sum(&t, &a);
+	CHECK(t.avail_min == 50 && t.samples == 3 && t.offered == 64);
+	f = fmemopen(row, sizeof(row), "w");
+	CHECK(f);
+	interval_row(f, 1.5, &t);
+	fclose(f);
+	CHECK(!strcmp(row, "1.500,64,62,2,50,73.3\n"));
+	return 0;
+}
+
+int main(void)
+{
+	int (*tests[])(void) = { test_pace_rate, test_pace_catch_up, test_pace_no_overflow,
+				 test_frame, test_mac, test_interval };
+
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		if (tests[i]())
+			failed++;
+		else
+			passed++;
+	}
+	printf("vhost_src parts: %d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}

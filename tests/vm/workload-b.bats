@@ -1,0 +1,58 @@
+#!/usr/bin/env bats
+# Workload B end to end, short: vhost_src floods the guest's virtio-net over
+# vhost-user; every frame the source counts as delivered reached the guest's
+# rx counters, offered = delivered + dropped, and when the guest stops
+# refilling (interface down) the source counts drops.
+
+load ../unit/helpers
+
+setup_file() {
+	"$VRB_ROOT/scripts/build-kernels.sh" >"$BATS_FILE_TMPDIR/build.log" 2>&1 || {
+		tail -n 40 "$BATS_FILE_TMPDIR/build.log" >&3
+		return 1
+	}
+}
+
+setup() {
+	load_libs
+	export VRB_CACHE=$VRB_ROOT/.cache VRB_PATCHES=$VRB_ROOT/patches
+}
+
+# rows CSV: the data rows of a result CSV.
+rows() {
+	grep -v '^#' "$1" | tail -n +2
+}
+
+@test "frames reach the guest: delivered = guest rx packets, offered = delivered + dropped" {
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --settings "stock auto" --rates 5000 --repeats 1 \
+		--duration 2 --out "$BATS_TEST_TMPDIR/b"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	csv=$BATS_TEST_TMPDIR/b/trials.csv
+	grep -q '^# accel: ' "$csv"
+	[ "$(rows "$csv" | wc -l)" -eq 2 ]
+	# repeat,setting,kernel,knobs,rate,offered,delivered,dropped,drop_pct,pps,guest_rx,...
+	while IFS=, read -r _ setting _ _ _ offered delivered dropped _ _ guest_rx _; do
+		echo "$setting: offered $offered delivered $delivered dropped $dropped guest $guest_rx"
+		[ "$delivered" -gt 0 ]
+		[ "$offered" -eq $((delivered + dropped)) ]
+		[ "$delivered" -eq "$guest_rx" ]
+	done < <(rows "$csv")
+	[ "$(rows "$BATS_TEST_TMPDIR/b/intervals.csv" | wc -l)" -ge 4 ]
+	rows "$BATS_TEST_TMPDIR/b/summary.csv" | grep -q '^stock,5000,1,'
+}
+
+@test "a guest that stops refilling: the source counts the drops" {
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --settings auto --rates 5000 --repeats 1 \
+		--duration 5 --down-after 1 --out "$BATS_TEST_TMPDIR/b"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	IFS=, read -r _ _ _ _ _ offered delivered dropped _ _ guest_rx _ < <(rows "$BATS_TEST_TMPDIR/b/trials.csv")
+	echo "offered $offered delivered $delivered dropped $dropped guest $guest_rx"
+	[ "$offered" -eq $((delivered + dropped)) ]
+	# down after a second's worth of frames, of 5: a good part of the flood finds no buffer
+	[ "$dropped" -gt $((offered / 5)) ]
+	# what the device filled after the guest stopped: at most the ring (256)
+	[ "$delivered" -ge "$guest_rx" ]
+	[ $((delivered - guest_rx)) -le 256 ]
+}
