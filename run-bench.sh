@@ -11,9 +11,9 @@ export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$0 $*}"
 # shellcheck source=lib/results.sh
 . "$VRB_ROOT/lib/results.sh"
 
-WORKLOADS="boot ptr_ring"
+WORKLOADS="boot ptr_ring B"
 # Workloads that boot guests (and so need the kernels built).
-GUEST_WORKLOADS="boot"
+GUEST_WORKLOADS="boot B"
 
 usage() {
 	cat <<EOF
@@ -30,6 +30,10 @@ Workloads (default: all):
             work x ring size x zeroing batch x consumer batch
             (bench/ptr_ring/sweep.sh, whose --help lists the axes; --repeats
             applies)
+  B         workload B: a paced flood into the guest's virtio-net rx queue
+            over vhost-user (bench/vhost_src/run-b.sh, whose --help lists
+            the settings): drops per refill setting, stock against patched,
+            interleaved (--repeats applies)
 
 Options:
   --variants LIST    kernels to compare, space-separated (default: "$VRB_VARIANTS")
@@ -110,6 +114,12 @@ workload_ptr_ring() {
 	"$VRB_ROOT/bench/ptr_ring/sweep.sh" --repeats "$r"
 }
 
+workload_B() {
+	local r=${repeats:-5}
+	[ "$r" -ge 5 ] || warn "B: --repeats $r is below 5: the tables want medians of 5 runs or more"
+	"$VRB_ROOT/bench/vhost_src/run-b.sh" --repeats "$r"
+}
+
 workload_boot() {
 	local dir csv r v run accel_used=''
 	dir=$(results_new_dir boot)
@@ -154,6 +164,7 @@ workload_boot() {
 main() {
 	local w
 	parse_args "$@"
+	export VRB_RESULTS	# the workloads' own scripts write there too
 	for w in "${workloads[@]}"; do
 		case " $GUEST_WORKLOADS " in
 		*" $w "*)
