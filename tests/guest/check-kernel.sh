@@ -3,17 +3,8 @@
 # what the benchmarks need (virtio-net, tun, vhost-net, pktgen)?
 # Usage: check-kernel.sh EXPECTED_RELEASE EXPECTED_UTS_VERSION
 set -euo pipefail
-fails=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok: $what"
-	else
-		echo "FAIL: $what"
-		fails=$((fails + 1))
-	fi
-}
+# shellcheck source=tests/guest/checks.sh
+. "$(dirname "$0")/checks.sh"
 virtio_net_iface() {
 	local d
 	for d in /sys/class/net/*; do
@@ -34,5 +25,4 @@ check "tun: /dev/net/tun and a tap can be made" make_tap
 check "vhost-net: /dev/vhost-net opens" open_vhost
 check "pktgen: /proc/net/pktgen/pgctrl" [ -w /proc/net/pktgen/pgctrl ]
 check "kprobes, debugfs, BPF events" [ -d /sys/kernel/debug/kprobes ] && [ -f /sys/kernel/tracing/kprobe_events ]
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+checks_done

@@ -11,37 +11,8 @@ set -euo pipefail
 variant=$1 tool=$2
 RX=/sys/module/vhost_net/parameters/rx_batch
 ZB=/sys/module/tun/parameters/tx_ring_zero_batch
-fails=0
-
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok: $what"
-	else
-		echo "FAIL: $what"
-		fails=$((fails + 1))
-	fi
-}
-
-is() { [ "$(cat "$1")" = "$2" ]; }
-
-# takes PARAM VALUE: the write succeeds and reads back.
-takes() {
-	echo "$2" >"$1" && is "$1" "$2"
-}
-
-# refuses PARAM VALUE: the write fails with EINVAL and the value stays.
-refuses() {
-	local before err
-	before=$(cat "$1")
-	if err=$( (printf '%s\n' "$2" >"$1") 2>&1); then
-		echo "  '$2' was accepted"
-		return 1
-	fi
-	[[ "$err" == *"Invalid argument"* ]] || { echo "  error was: $err"; return 1; }
-	is "$1" "$before"
-}
+# shellcheck source=tests/guest/checks.sh
+. "$(dirname "$0")/checks.sh"
 
 # ring_batch SIZE: the zeroing batch tun's tx ring of SIZE entries has now.
 ring_batch() {
@@ -87,5 +58,4 @@ else
 	check "tx_ring_zero_batch back to 0" takes $ZB 0
 	check "and the ring of 16 uses the rule again" batch_is 16 4
 fi
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+checks_done

@@ -18,31 +18,8 @@ variant=$1 txmac=$2 rxmac=$3
 . "$(dirname "$0")/../../bench/guest/pktgen.sh"
 MN=/sys/module/virtio_net/parameters/min_numfree
 RM=/sys/module/virtio_net/parameters/refill_max
-fails=0
-
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok: $what"
-	else
-		echo "FAIL: $what"
-		fails=$((fails + 1))
-	fi
-}
-
-is() { [ "$(cat "$1")" = "$2" ]; }
-takes() { echo "$2" >"$1" && is "$1" "$2"; }
-refuses() {
-	local before err
-	before=$(cat "$1")
-	if err=$( (printf '%s\n' "$2" >"$1") 2>&1); then
-		echo "  '$2' was accepted"
-		return 1
-	fi
-	[[ "$err" == *"Invalid argument"* ]] || { echo "  error was: $err"; return 1; }
-	is "$1" "$before"
-}
+# shellcheck source=tests/guest/checks.sh
+. "$(dirname "$0")/checks.sh"
 
 iface_of() {
 	local d
@@ -98,8 +75,7 @@ if [ "$variant" = stock ]; then
 	check "stock: no refill_max" [ ! -e $RM ]
 	check "stock: no refill counters" no_stat refills
 	check "stock: frames flow from $tx to $rx" send 20
-	echo "$fails failed"
-	[ "$fails" -eq 0 ]
+	checks_done
 	exit
 fi
 
@@ -150,5 +126,4 @@ takes $RM 0
 takes $MN auto
 
 check "refill_fails stays 0" [ "$(stat refill_fails)" -eq 0 ]
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+checks_done

@@ -4,20 +4,16 @@
 # tx ring zeroes in the batches the rule and the knob say (measured from
 # userspace by tests/guest/tap_ring_batch); on the stock kernel, 6.1's rule.
 
-load ../unit/helpers
+load vm_helpers
 
 setup_file() {
-	"$VRB_ROOT/scripts/build-kernels.sh" >"$BATS_FILE_TMPDIR/build.log" 2>&1 || {
-		tail -n 40 "$BATS_FILE_TMPDIR/build.log" >&3
-		return 1
-	}
+	build_kernels
 	# inside the repository: the guest sees it, not the host's /tmp
 	make -s -C "$VRB_ROOT/tests/guest" BUILD="$VRB_ROOT/.cache/guest-tools"
 }
 
 setup() {
-	load_libs
-	export VRB_CACHE=$VRB_ROOT/.cache VRB_PATCHES=$VRB_ROOT/patches
+	real_workspace
 }
 
 knobs() {

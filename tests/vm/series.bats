@@ -3,11 +3,10 @@
 # checkpatch --strict clean, no new W=1 warning, vmlinux builds at every
 # patch), and a patch with a style error and a new warning is caught.
 
-load ../unit/helpers
+load vm_helpers
 
 setup() {
-	load_libs
-	export VRB_CACHE=$VRB_ROOT/.cache VRB_PATCHES=$VRB_ROOT/patches
+	real_workspace
 }
 
 @test "every patch of the series: checkpatch --strict, W=1, vmlinux builds" {

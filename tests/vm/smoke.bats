@@ -3,23 +3,18 @@
 # inside the guest that it is the kernel built and has what the benchmarks
 # need. Also the boot script's failure paths, with real QEMU.
 
-load ../unit/helpers
+load vm_helpers
 
 # A virtio-net device on a QEMU hub with no other port: present, no traffic.
 NIC=(--qemu-arg -netdev --qemu-arg "hubport,id=n0,hubid=0"
 	--qemu-arg -device --qemu-arg "virtio-net-pci,netdev=n0,romfile=")
 
 setup_file() {
-	"$VRB_ROOT/scripts/build-kernels.sh" >"$BATS_FILE_TMPDIR/build.log" 2>&1 || {
-		tail -n 40 "$BATS_FILE_TMPDIR/build.log" >&3
-		return 1
-	}
+	build_kernels
 }
 
 setup() {
-	load_libs
-	# The real workspace and series, not the unit tests' scratch ones.
-	export VRB_CACHE=$VRB_ROOT/.cache VRB_PATCHES=$VRB_ROOT/patches
+	real_workspace
 }
 
 boot_check() {

@@ -5,7 +5,7 @@
 # show the threshold and the bound in effect; on the stock kernel, none of
 # it exists and frames still flow.
 
-load ../unit/helpers
+load vm_helpers
 
 TX_MAC=52:54:00:00:00:a1
 RX_MAC=52:54:00:00:00:a2
@@ -15,15 +15,11 @@ NICS=(--qemu-arg -netdev --qemu-arg "hubport,id=n0,hubid=0"
 	--qemu-arg -device --qemu-arg "virtio-net-pci,netdev=n1,mac=$RX_MAC,rx_queue_size=256,romfile=")
 
 setup_file() {
-	"$VRB_ROOT/scripts/build-kernels.sh" >"$BATS_FILE_TMPDIR/build.log" 2>&1 || {
-		tail -n 40 "$BATS_FILE_TMPDIR/build.log" >&3
-		return 1
-	}
+	build_kernels
 }
 
 setup() {
-	load_libs
-	export VRB_CACHE=$VRB_ROOT/.cache VRB_PATCHES=$VRB_ROOT/patches
+	real_workspace
 }
 
 refill() {

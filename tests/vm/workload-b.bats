@@ -4,18 +4,14 @@
 # rx counters, offered = delivered + dropped, and when the guest stops
 # refilling (interface down) the source counts drops.
 
-load ../unit/helpers
+load vm_helpers
 
 setup_file() {
-	"$VRB_ROOT/scripts/build-kernels.sh" >"$BATS_FILE_TMPDIR/build.log" 2>&1 || {
-		tail -n 40 "$BATS_FILE_TMPDIR/build.log" >&3
-		return 1
-	}
+	build_kernels
 }
 
 setup() {
-	load_libs
-	export VRB_CACHE=$VRB_ROOT/.cache VRB_PATCHES=$VRB_ROOT/patches
+	real_workspace
 }
 
 # rows CSV: the data rows of a result CSV.

@@ -1,0 +1,19 @@
+# shellcheck shell=bash
+# Common set-up of the VM tests (the unit tests' helpers, plus): the kernels
+# built or reused once per file, and the real workspace and series.
+load ../unit/helpers
+
+# build_kernels: a VM test file's setup_file.
+build_kernels() {
+	"$VRB_ROOT/scripts/build-kernels.sh" >"$BATS_FILE_TMPDIR/build.log" 2>&1 || {
+		tail -n 40 "$BATS_FILE_TMPDIR/build.log" >&3
+		return 1
+	}
+}
+
+# real_workspace: a VM test's setup: the harness's libraries on the real
+# workspace and series, not the unit tests' scratch ones.
+real_workspace() {
+	load_libs
+	export VRB_CACHE=$VRB_ROOT/.cache VRB_PATCHES=$VRB_ROOT/patches
+}
