@@ -3,7 +3,7 @@
 # guests on them, runs the workloads and writes the results to results/.
 set -euo pipefail
 VRB_PROG="run-bench.sh"
-export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$0 $*}"
+export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$@")}"
 # shellcheck source=lib/functions.sh
 . "$(dirname "$0")/lib/functions.sh"
 # shellcheck source=lib/kernel.sh
@@ -17,7 +17,7 @@ GUEST_WORKLOADS="boot B"
 
 usage() {
 	cat <<EOF
-Usage: ./run-bench.sh [options] [WORKLOAD...]
+Usage: ./run-bench.sh [options] [WORKLOAD...] [-- WORKLOAD-OPTIONS]
 
 Builds the stock and patched guest kernels (incrementally), then runs each
 WORKLOAD on both, interleaved, and writes CSV files with their metadata to
@@ -45,6 +45,9 @@ Options:
   --results DIR      where result dirs go (default: $VRB_RESULTS)
   -h, --help         this text
 
+WORKLOAD-OPTIONS after "--" go to the one workload named (ptr_ring or B),
+e.g. ./run-bench.sh B -- --rings 256 --settings "stock legacy mn64"
+
 Under TCG (no usable KVM) absolute rates mean little: compare the kernels
 and settings of one run against each other.
 EOF
@@ -53,6 +56,7 @@ EOF
 variants=$VRB_VARIANTS repeats='' vcpus=$VRB_GUEST_VCPUS mem=$VRB_GUEST_MEM
 accel=$VRB_ACCEL
 workloads=()
+workload_args=()
 declare -A build_wall
 
 parse_args() {
@@ -66,6 +70,11 @@ parse_args() {
 		--accel) [ $# -ge 2 ] || die "$1 needs a value"; accel=$2; shift 2 ;;
 		--results) [ $# -ge 2 ] || die "$1 needs a value"; VRB_RESULTS=$2; shift 2 ;;
 		-h | --help) usage; exit 0 ;;
+		--)
+			shift
+			workload_args=("$@")
+			break
+			;;
 		-*) usage >&2; die "unknown option '$1'" ;;
 		*)
 			case " $WORKLOADS " in
@@ -76,6 +85,13 @@ parse_args() {
 			;;
 		esac
 	done
+	if [ "${#workload_args[@]}" -gt 0 ]; then
+		case "${workloads[*]}" in
+		ptr_ring | B) ;;
+		*) die "options after -- need exactly one workload that takes them (ptr_ring or B)" ;;
+		esac
+		workload_script "${workloads[0]}" --check-args "${workload_args[@]}"
+	fi
 	[ "${#workloads[@]}" -gt 0 ] || read -ra workloads <<<"$WORKLOADS"
 	[ -z "$repeats" ] || check_range --repeats "$repeats" 1 1000
 	check_range --vcpus "$vcpus" 1 8
@@ -108,16 +124,25 @@ guest() {
 		--accel "$accel" --run-dir "$dir" -- "$@"
 }
 
+# workload_script NAME ARGS...: run the script of workload NAME.
+workload_script() {
+	case $1 in
+	ptr_ring) "$VRB_ROOT/bench/ptr_ring/sweep.sh" "${@:2}" ;;
+	B) "$VRB_ROOT/bench/vhost_src/run-b.sh" "${@:2}" ;;
+	*) die "workload $1 has no script" ;;
+	esac
+}
+
 workload_ptr_ring() {
 	local r=${repeats:-5}
 	[ "$r" -ge 5 ] || warn "ptr_ring: --repeats $r is below 5: the tables want medians of 5 runs or more"
-	"$VRB_ROOT/bench/ptr_ring/sweep.sh" --repeats "$r"
+	workload_script ptr_ring --repeats "$r" "${workload_args[@]}"
 }
 
 workload_B() {
 	local r=${repeats:-5}
 	[ "$r" -ge 5 ] || warn "B: --repeats $r is below 5: the tables want medians of 5 runs or more"
-	"$VRB_ROOT/bench/vhost_src/run-b.sh" --repeats "$r"
+	workload_script B --repeats "$r" "${workload_args[@]}"
 }
 
 workload_boot() {

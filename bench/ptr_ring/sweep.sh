@@ -5,7 +5,7 @@
 set -euo pipefail
 VRB_PROG="sweep.sh"
 # run-bench.sh passes its own command line; run alone, this one is recorded.
-export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$0 $*}"
+export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$@")}"
 # shellcheck source=lib/functions.sh
 . "$(dirname "$0")/../../lib/functions.sh"
 # shellcheck source=lib/kernel.sh
@@ -20,6 +20,7 @@ modes="spin drop"
 work="0 50"
 repeats=5
 items=2000000
+check_args=''
 out=''
 
 usage() {
@@ -40,6 +41,8 @@ raw.csv, summary.csv (median, min, max items/s) and best_zbatch.csv.
   --repeats N       runs of each point per header (default: $repeats)
   --items N         items per run (default: $items)
   --out DIR         result dir (default: a new results/<date>-ptr_ring)
+  --check-args      check the options and exit (run-bench.sh does, before
+                    building anything)
   -h, --help        this text
 EOF
 }
@@ -61,6 +64,7 @@ parse_args() {
 		--repeats) [ $# -ge 2 ] || die "$1 needs a value"; repeats=$2; shift 2 ;;
 		--items) [ $# -ge 2 ] || die "$1 needs a value"; items=$2; shift 2 ;;
 		--out) [ $# -ge 2 ] || die "$1 needs a value"; out=$2; shift 2 ;;
+		--check-args) check_args=1; shift ;;
 		-h | --help) usage; exit 0 ;;
 		*) usage >&2; die "unknown option '$1'" ;;
 		esac
@@ -155,6 +159,7 @@ run_point() {
 main() {
 	local r s z c m w impl order n=0 total
 	parse_args "$@"
+	[ -z "$check_args" ] || exit 0
 	kernel_check_source
 	stage "kernel headers" kernel_unpack
 	stage "patch series" kernel_apply_series

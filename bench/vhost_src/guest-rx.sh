@@ -3,15 +3,27 @@
 # brings the (only) virtio-net interface up so that the driver posts its rx
 # buffers (which starts vhost_src's flood), and waits until the flood is
 # over; then prints the interface's rx counters as key=value lines.
-# Usage: guest-rx.sh KNOBS [MAX_SECONDS] [DOWN_FRAMES HOLD]
+# Usage: guest-rx.sh [--load N] [--down FRAMES HOLD] KNOBS [MAX_SECONDS]
 #   KNOBS: "name=value ..." written to /sys/module/virtio_net/parameters/,
 #          or "-" for none (the stock kernel has none).
-#   DOWN_FRAMES: take the interface down once that many frames arrived
-#          (the guest stops refilling: the source must count drops), then
-#          stay up HOLD more seconds for the source to finish. (A count,
+#   --load N: N busy loops (one per vCPU, round robin) while the flood runs:
+#          under load NAPI polling moves to ksoftirqd, which then shares
+#          its vCPU with a busy task: the jitter that starves the rx ring.
+#   --down FRAMES HOLD: take the interface down once that many frames
+#          arrived (the guest stops refilling: the source must count drops),
+#          then stay up HOLD more seconds for the source to finish. (A count,
 #          not a time: under TCG the guest's loop is slow and uneven.)
 set -euo pipefail
-knobs=$1 max=${2:-120} down_frames=${3:-} hold=${4:-5}
+load=0 down_frames='' hold=5
+while [ $# -gt 0 ]; do
+	case $1 in
+	--load) load=$2; shift 2 ;;
+	--down) down_frames=$2 hold=$3; shift 3 ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 1 ] || { echo "usage: guest-rx.sh [--load N] [--down FRAMES HOLD] KNOBS [MAX_SECONDS]" >&2; exit 2; }
+knobs=$1 max=${2:-120}
 
 iface=''
 for d in /sys/class/net/*; do
@@ -30,6 +42,16 @@ if [ "$knobs" != - ]; then
 fi
 
 rx() { cat "/sys/class/net/$iface/statistics/rx_packets"; }
+
+loaders=()
+stop_load() { [ "${#loaders[@]}" -eq 0 ] || kill "${loaders[@]}" 2>/dev/null || true; }
+trap stop_load EXIT
+ncpu=$(nproc)
+for i in $(seq "$load"); do
+	taskset -c $(((i - 1) % ncpu)) sh -c 'while :; do :; done' &
+	loaders+=($!)
+done
+[ "$load" -eq 0 ] || echo "guest_load=$load"
 ip link set "$iface" up
 
 # Wait for the first frame, then until no frame came for 2 s (polled every
@@ -54,6 +76,7 @@ while [ $((SECONDS - start)) -lt "$max" ]; do
 		break
 	fi
 done
+stop_load
 [ -n "$first" ] || { echo "guest-rx: no frame arrived in $max s" >&2; exit 1; }
 
 echo "guest_rx_packets=$(rx)"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Workload B (seed 003): a paced flood into a guest's virtio-net rx queue
 # over vhost-user, from vhost_src, for each refill setting and rate, the
-# settings interleaved, repeated. One guest boot per trial.
+# settings interleaved, repeated; then a zero-loss rate search per setting.
+# One guest boot per trial.
 set -euo pipefail
 VRB_PROG="run-b.sh"
-export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$0 $*}"
+export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$@")}"
 # shellcheck source=lib/functions.sh
 . "$(dirname "$0")/../../lib/functions.sh"
 # shellcheck source=lib/kernel.sh
@@ -21,8 +22,14 @@ probe_rate=400000
 repeats=5
 duration=10
 interval=1000
-ring=256
+rings="256 1024"
+guest_load=0
+ndr_steps=6
+ndr_tolerance=0.1
+ndr_repeats=1
+ndr_max=''
 down_after=''
+check_args=''
 out=''
 
 usage() {
@@ -33,9 +40,15 @@ Workload B: vhost_src (DPDK vhost library) serves a vhost-user socket for the
 guest's virtio-net device (rx_queue_size RING) and enqueues UDP frames into
 its rx queue at a set rate for DURATION seconds; frames finding no free guest
 buffer are dropped and counted. One guest boot per trial; settings are
-interleaved (their order rotates every repeat). Writes to DIR: trials.csv
-(one row per trial), intervals.csv (one row per interval of every trial) and
-summary.csv (medians per setting and rate, ratios to stock).
+interleaved (their order rotates every repeat). Then, per setting and ring,
+a zero-loss rate search (RFC 2544 style): a binary search on the rate
+between 0 and the capacity, a trial passing when its drop % is at most the
+tolerance; the settings' searches run interleaved, step by step.
+Writes to DIR: trials.csv (one row per trial), intervals.csv (one row per
+interval of every trial), summary.csv (medians per setting, ring and rate,
+ratios to stock), ndr_trials.csv and ndr.csv (the searches), tables.txt
+(seed 003's "interval / avgDropPackets / pps" table, the summary and the
+zero-loss rates as ratios to stock).
 
 Settings (kernel and virtio_net knobs):
   stock    stock kernel (refill when free > min(budget, ring)/2)
@@ -52,11 +65,22 @@ Settings (kernel and virtio_net knobs):
   --repeats N        (default: $repeats)
   --duration S       seconds of traffic per trial (default: $duration)
   --interval MS      interval of the per-interval rows (default: $interval)
-  --ring N           rx_queue_size: 256 or 1024 (default: $ring)
+  --rings LIST       rx_queue_size values, 256 and/or 1024 (default: "$rings")
+  --ring N           the same, one value
+  --guest-load N     N busy loops in the guest while the flood runs, 0-8
+                     (default: $guest_load)
+  --ndr-steps N      steps of each zero-loss rate search, 0 for none
+                     (default: $ndr_steps; resolution capacity / 2^N)
+  --ndr-tolerance P  drop % a trial may have and pass (default: $ndr_tolerance)
+  --ndr-repeats N    searches per setting and ring (default: $ndr_repeats)
+  --ndr-max PPS      top of the search (default: the measured capacity, or
+                     the highest of --rates)
   --down-after S     take the guest's interface down once it received S
                      seconds' worth of frames: a guest that stops
                      refilling (a test)
   --out DIR          result dir (default: a new results/<date>-B)
+  --check-args       check the options and exit (run-bench.sh does, before
+                     building anything)
   -h, --help         this text
 EOF
 }
@@ -71,9 +95,15 @@ parse_args() {
 		--repeats) [ $# -ge 2 ] || die "$1 needs a value"; repeats=$2; shift 2 ;;
 		--duration) [ $# -ge 2 ] || die "$1 needs a value"; duration=$2; shift 2 ;;
 		--interval) [ $# -ge 2 ] || die "$1 needs a value"; interval=$2; shift 2 ;;
-		--ring) [ $# -ge 2 ] || die "$1 needs a value"; ring=$2; shift 2 ;;
+		--ring | --rings) [ $# -ge 2 ] || die "$1 needs a value"; rings=$2; shift 2 ;;
+		--guest-load) [ $# -ge 2 ] || die "$1 needs a value"; guest_load=$2; shift 2 ;;
+		--ndr-steps) [ $# -ge 2 ] || die "$1 needs a value"; ndr_steps=$2; shift 2 ;;
+		--ndr-tolerance) [ $# -ge 2 ] || die "$1 needs a value"; ndr_tolerance=$2; shift 2 ;;
+		--ndr-repeats) [ $# -ge 2 ] || die "$1 needs a value"; ndr_repeats=$2; shift 2 ;;
+		--ndr-max) [ $# -ge 2 ] || die "$1 needs a value"; ndr_max=$2; shift 2 ;;
 		--down-after) [ $# -ge 2 ] || die "$1 needs a value"; down_after=$2; shift 2 ;;
 		--out) [ $# -ge 2 ] || die "$1 needs a value"; out=$2; shift 2 ;;
+		--check-args) check_args=1; shift ;;
 		-h | --help) usage; exit 0 ;;
 		*) usage >&2; die "unknown option '$1'" ;;
 		esac
@@ -89,7 +119,18 @@ parse_args() {
 	check_range --repeats "$repeats" 1 1000
 	check_range --duration "$duration" 1 3600
 	check_range --interval "$interval" 10 60000
-	case $ring in 256 | 1024) ;; *) die "--ring must be 256 or 1024, not '$ring'" ;; esac
+	[ -n "$rings" ] || die "--rings is empty"
+	for r in $rings; do
+		case $r in 256 | 1024) ;; *) die "--ring must be 256 or 1024, not '$r'" ;; esac
+	done
+	check_range --guest-load "$guest_load" 0 8
+	check_range --ndr-steps "$ndr_steps" 0 20
+	if ! [[ "$ndr_tolerance" =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+		! awk -v t="$ndr_tolerance" 'BEGIN { exit !(t < 100) }'; then
+		die "--ndr-tolerance: '$ndr_tolerance' is not a percentage in [0, 100)"
+	fi
+	check_range --ndr-repeats "$ndr_repeats" 1 100
+	[ -z "$ndr_max" ] || check_range --ndr-max "$ndr_max" 2 100000000
 	[ -z "$down_after" ] || check_range --down-after "$down_after" 1 3600
 }
 
@@ -120,10 +161,10 @@ build() {
 		"$VRB_CACHE/vhost_src/vhost_src" >/dev/null
 }
 
-# trial ID SETTING RATE [DOWN_AFTER HOLD]: one guest boot with the flood;
+# trial ID SETTING RING RATE [DOWN_FRAMES]: one guest boot with the flood;
 # prints the trial's key=value lines (source totals and guest counters).
 trial() {
-	local id=$1 setting=$2 rate=$3 down=${4:-} hold=${5:-} dir sock src_pid rc=0 gargs=()
+	local id=$1 setting=$2 ring=$3 rate=$4 down=${5:-} dir sock src_pid rc=0 gargs=()
 	dir=$tdir/$id
 	mkdir -p "$dir"
 	sock=$dir/vu.sock
@@ -132,7 +173,8 @@ trial() {
 	src_pid=$!
 	for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
 	[ -S "$sock" ] || { cat "$dir/source.log" >&2; die "vhost_src did not create $sock"; }
-	[ -z "$down" ] || gargs=("$down" "$hold")
+	gargs=(--load "$guest_load")
+	[ -z "$down" ] || gargs+=(--down "$down" "$duration")
 	# vectors=0: QEMU 7.2 under TCG crashes starting vhost-user with MSI-X
 	# (msix_set_vector_notifiers); INTx works.
 	"$VRB_ROOT/scripts/guest-run.sh" --kernel "$(setting_kernel "$setting")" --run-dir "$dir/guest" \
@@ -140,43 +182,63 @@ trial() {
 		--qemu-arg -chardev --qemu-arg "socket,id=vu0,path=$sock" \
 		--qemu-arg -netdev --qemu-arg "vhost-user,id=n0,chardev=vu0" \
 		--qemu-arg -device --qemu-arg "virtio-net-pci,netdev=n0,rx_queue_size=$ring,vectors=0,romfile=" \
-		-- "$VRB_ROOT/bench/vhost_src/guest-rx.sh" "$(setting_knobs "$setting")" $((duration + 120)) "${gargs[@]}" \
+		-- "$VRB_ROOT/bench/vhost_src/guest-rx.sh" "${gargs[@]}" "$(setting_knobs "$setting")" $((duration + 120)) \
 		>"$dir/guest.log" 2>&1 || rc=$?
 	wait "$src_pid" || true
 	if [ "$rc" -ne 0 ]; then
 		tail -n 20 "$dir/guest.log" >&2
-		die "trial $id ($setting, $rate pps): the guest failed (status $rc); see $dir"
+		die "trial $id ($setting, ring $ring, $rate pps): the guest failed (status $rc); see $dir"
 	fi
 	sed -n 's/^vhost_src: totals: offered=\([0-9]*\) delivered=\([0-9]*\) dropped=\([0-9]*\) seconds=\([0-9.]*\).*/offered=\1\ndelivered=\2\ndropped=\3\nseconds=\4/p' "$dir/source.log"
 	grep -E '^(guest_|knob_)[a-z0-9_]*=' "$dir/guest.log" || true
 }
 
-TRIAL_COLS="repeat,setting,kernel,knobs,rate_pps,offered,delivered,dropped,drop_pct,delivered_pps,guest_rx_packets,refills,refill_bufs,starved"
+# The columns of trials.csv and ndr_trials.csv (new ones go at the end).
+TRIAL_COLS="repeat,setting,kernel,knobs,rate_pps,offered,delivered,dropped,drop_pct,delivered_pps,guest_rx_packets,refills,refill_bufs,starved,rx_queue_size,guest_load"
 
-# trial_row REPEAT SETTING RATE KV: a trials.csv row from trial's output.
+# trial_row REPEAT SETTING RING RATE KV: a trials.csv row from trial's output.
 trial_row() {
-	local kv=$4 o d x s
+	local kv=$5 o d x s
 	o=$(kv_line "$kv" offered)
 	d=$(kv_line "$kv" delivered)
 	x=$(kv_line "$kv" dropped)
 	s=$(kv_line "$kv" seconds)
-	if [ -z "$o" ] || [ -z "$d" ]; then die "trial ($2, $3 pps): no totals from vhost_src"; fi
-	printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$1" "$2" "$(setting_kernel "$2")" \
-		"$(setting_knobs "$2" | tr ' ' ';')" "$3" "$o" "$d" "$x" \
+	if [ -z "$o" ] || [ -z "$d" ]; then die "trial ($2, ring $3, $4 pps): no totals from vhost_src"; fi
+	printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$1" "$2" "$(setting_kernel "$2")" \
+		"$(setting_knobs "$2" | tr ' ' ';')" "$4" "$o" "$d" "$x" \
 		"$(awk -v o="$o" -v x="$x" 'BEGIN { printf "%.4f", o ? 100 * x / o : 0 }')" \
 		"$(awk -v d="$d" -v s="$s" 'BEGIN { printf "%.0f", s ? d / s : 0 }')" \
 		"$(kv_line "$kv" guest_rx_packets)" "$(kv_line "$kv" guest_rxq0_refills)" \
-		"$(kv_line "$kv" guest_rxq0_refill_bufs)" "$(kv_line "$kv" guest_rxq0_starved)"
+		"$(kv_line "$kv" guest_rxq0_refill_bufs)" "$(kv_line "$kv" guest_rxq0_starved)" \
+		"$3" "$guest_load"
 }
 
 kv_line() {
 	sed -n "s/^$2=//p" <<<"$1" | head -n 1
 }
 
-# summary TRIALS: medians per (setting, rate): drop %, delivered pps, mean
-# drops per interval; and the drop % and delivered pps as ratios to stock.
+# run_trial ID REPEAT SETTING RING RATE CSV [DOWN_FRAMES]: a trial, its row
+# appended to CSV; prints the row.
+run_trial() {
+	local kv row
+	kv=$(trial "$1" "$3" "$4" "$5" "${7:-}")
+	row=$(trial_row "$2" "$3" "$4" "$5" "$kv")
+	echo "$row" >>"$6"
+	echo "$row"
+}
+
+# rotate N WORD...: the words, starting from the Nth (cyclically).
+rotate() {
+	local r=$1
+	shift
+	printf '%s\n' "$@" | awk -v r="$r" '{ a[NR] = $0 } END { for (i = 0; i < NR; i++) print a[(i + r - 1) % NR + 1] }'
+}
+
+# summary TRIALS: medians per (setting, ring, rate): drop %, delivered pps,
+# mean drops per interval; and the drop % and delivered pps as ratios to
+# stock at the same ring and rate.
 summary() {
-	grep -v '^#' "$1" | tail -n +2 | sort -t, -k2,2 -k5,5n |
+	grep -v '^#' "$1" | tail -n +2 | sort -t, -k2,2 -k15,15n -k5,5n |
 		awk -F, -v ivs="$(awk -v d="$duration" -v i="$interval" 'BEGIN { print d * 1000 / i }')" '
 		function isort(a, n,  i, j, t) {
 			for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
@@ -187,12 +249,12 @@ summary() {
 			dp[key] = med(p, n); dv[key] = med(v, n); dd[key] = med(x, n) / ivs; runs[key] = n
 			keys[++nk] = key
 		}
-		{ k = $2","$5; if (k != key) { flush(); key = k; n = 0 }
+		{ k = $2","$15","$5; if (k != key) { flush(); key = k; n = 0 }
 		  p[++n] = $9 + 0; v[n] = $10 + 0; x[n] = $8 + 0 }
 		END {
 			flush()
 			for (i = 1; i <= nk; i++) {
-				split(keys[i], f, ","); s = "stock," f[2]
+				split(keys[i], f, ","); s = "stock," f[2] "," f[3]
 				printf "%s,%d,%.4f,%.1f,%.0f,%s,%s\n", keys[i], runs[keys[i]], dp[keys[i]], dd[keys[i]], dv[keys[i]],
 					(s in dp && dp[s] > 0) ? sprintf("%.3f", dp[keys[i]] / dp[s]) : "",
 					(s in dv && dv[s] > 0) ? sprintf("%.3f", dv[keys[i]] / dv[s]) : ""
@@ -200,9 +262,97 @@ summary() {
 		}'
 }
 
+# ndr_search TOP: the zero-loss rate searches, every setting and ring
+# stepping together (one trial each per step, settings rotated per step);
+# rows to ndr_trials.csv and ndr.csv.
+ndr_search() {
+	local top=$1 q step ring s rate row pct n=0 total
+	declare -A lo hi
+	total=$((ndr_repeats * ndr_steps * $(wc -w <<<"$rings") * $(wc -w <<<"$settings")))
+	for q in $(seq "$ndr_repeats"); do
+		for ring in $rings; do for s in $settings; do lo[$s,$ring]=0 hi[$s,$ring]=$top; done; done
+		for step in $(seq "$ndr_steps"); do
+			for ring in $rings; do
+				# shellcheck disable=SC2086 # word lists
+				for s in $(rotate $((step + q)) $settings); do
+					n=$((n + 1))
+					rate=$(((lo[$s,$ring] + hi[$s,$ring]) / 2))
+					log "B: zero-loss search $n/$total: search $q step $step, $s, ring $ring, $rate pps"
+					row=$(run_trial "ndr$q-$step-$s-$ring" "$q" "$s" "$ring" "$rate" "$out/ndr_trials.csv")
+					pct=$(cut -d, -f9 <<<"$row")
+					if awk -v p="$pct" -v t="$ndr_tolerance" 'BEGIN { exit !(p <= t) }'; then
+						lo[$s,$ring]=$rate
+					else
+						hi[$s,$ring]=$rate
+					fi
+				done
+			done
+		done
+		for ring in $rings; do for s in $settings; do
+			echo "$q,$s,$ring,${lo[$s,$ring]},${hi[$s,$ring]},$ndr_tolerance,$ndr_steps,$top" >>"$out/ndr.csv"
+		done; done
+	done
+}
+
+# tables: tables.txt from the CSVs: seed 003's per-interval drop table per
+# ring and rate (mean drops per interval over the repeats, one column per
+# setting), the summary, and the zero-loss rates, as ratios to stock.
+tables() {
+	{
+		echo "Workload B: $(sed -n 's/^# command: //p' "$out/trials.csv")"
+		echo "accelerator: $(sed -n 's/^# accel: //p' "$out/trials.csv"); guest load: $guest_load busy loops"
+		echo
+		grep -v '^#' "$out/intervals.csv" | tail -n +2 | awk -F, -v settings="$settings" -v ms="$interval" '
+			BEGIN { ns = split(settings, S, " ") }
+			{ t = $1 "," $2 "," $3 "," $10; i = ++idx[t]; k = $10 "," $3
+			  if (!(k in seen)) { seen[k] = 1; K[++nk] = k }
+			  sum[k, i, $2] += $7; cnt[k, i, $2]++; if (i > maxi[k]) maxi[k] = i }
+			END {
+				for (a = 1; a <= nk; a++) {
+					split(K[a], f, ",")
+					printf "Seed 003 table: rx_queue_size %s, %s pps offered: drops per %d ms interval, mean over repeats\n", f[1], f[2], ms
+					printf "%-9s", "interval"
+					for (s = 1; s <= ns; s++) printf " %14s", S[s]
+					printf " %9s\n", "pps"
+					for (i = 1; i <= maxi[K[a]]; i++) {
+						printf "%-9d", i
+						for (s = 1; s <= ns; s++)
+							printf " %14s", cnt[K[a], i, S[s]] ? sprintf("%.1f", sum[K[a], i, S[s]] / cnt[K[a], i, S[s]]) : "-"
+						printf " %9s\n", f[2]
+					}
+					print ""
+				}
+			}'
+		echo "Medians per setting (drop % and delivered pps as ratios to stock at the same ring and rate):"
+		grep -v '^#' "$out/summary.csv" | column -t -s,
+		if [ -s "$out/ndr.csv" ]; then
+			echo
+			echo "Zero-loss rate (drop % <= $ndr_tolerance, $ndr_steps-step binary search; median over $ndr_repeats search(es)), ratio to stock:"
+			grep -v '^#' "$out/ndr.csv" | tail -n +2 | sort -t, -k2,2 -k3,3n | awk -F, '
+				function isort(a, n,  i, j, t) {
+					for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+				}
+				function med(a, n) { isort(a, n); return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+				function flush() { if (n) { m[key] = med(v, n); K[++nk] = key; all[key] = list } }
+				{ k = $2 "," $3; if (k != key) { flush(); key = k; n = 0; list = "" }
+				  v[++n] = $4; list = list (list ? " " : "") $4 }
+				END {
+					flush()
+					printf "%-10s %6s %10s %10s  %s\n", "setting", "ring", "ndr_pps", "vs_stock", "searches"
+					for (i = 1; i <= nk; i++) {
+						split(K[i], f, ","); s = "stock," f[2]
+						printf "%-10s %6s %10.0f %10s  %s\n", f[1], f[2], m[K[i]],
+							(s in m && m[s] > 0) ? sprintf("%.3f", m[K[i]] / m[s]) : "-", all[K[i]]
+					}
+				}'
+		fi
+	} >"$out/tables.txt"
+}
+
 main() {
-	local r s rate order n=0 total kv id first accel
+	local r s rate ring n=0 total kv id first accel top
 	parse_args "$@"
+	[ -z "$check_args" ] || exit 0
 	kernel_check_source
 	stage "kernels" "$VRB_ROOT/scripts/build-kernels.sh" --variant all
 	stage "build vhost_src" build
@@ -213,43 +363,48 @@ main() {
 	tdir=$out/trials
 	mkdir -p "$tdir"
 	if [ -z "$rates" ]; then
-		log "B: measuring capacity: one stock trial at $probe_rate pps"
-		kv=$(trial probe stock "$probe_rate")
-		first=$(trial_row 0 stock "$probe_rate" "$kv" | cut -d, -f10)
+		ring=${rings%% *}
+		log "B: measuring capacity: one stock trial at $probe_rate pps, ring $ring"
+		kv=$(trial probe stock "$ring" "$probe_rate")
+		first=$(trial_row 0 stock "$ring" "$probe_rate" "$kv" | cut -d, -f10)
 		log "B: capacity $first pps delivered"
 		for s in $fractions; do rates+="$(awk -v c="$first" -v f="$s" 'BEGIN { printf "%d", c * f }') "; done
 	fi
+	top=${ndr_max:-${first:-$(tr ' ' '\n' <<<"$rates" | sort -n | tail -n 1)}}
 	local meta=("workload=B (vhost_src -> vhost-user -> virtio-net rx)"
 		"accel=${accel%% *} (${accel#* })" "settings=$settings"
-		"rates_pps=$rates" "fractions_of_capacity=$fractions" "repeats=$repeats"
-		"down_after_s=${down_after:-never}"
-		"duration_s=$duration" "interval_ms=$interval" "rx_queue_size=$ring"
+		"rates_pps=$rates" "fractions_of_capacity=$fractions" "capacity_pps=${first:-not measured}"
+		"repeats=$repeats" "down_after_s=${down_after:-never}"
+		"duration_s=$duration" "interval_ms=$interval" "rx_queue_sizes=$rings" "guest_load=$guest_load"
+		"ndr=steps $ndr_steps, tolerance ${ndr_tolerance}%, searches $ndr_repeats, top $top pps"
 		"guest_vcpus=$VRB_GUEST_VCPUS" "guest_nic=virtio-net-pci vectors=0 (INTx; QEMU 7.2 TCG + vhost-user + MSI-X crashes)"
 		"source=bench/vhost_src/vhost_src (DPDK $(pkg-config --modversion libdpdk)), burst 32, 60-byte UDP frames")
 	results_csv_open "$out/trials.csv" "$TRIAL_COLS" "${meta[@]}"
-	results_csv_open "$out/intervals.csv" "repeat,setting,rate_pps,t_s,offered,delivered,dropped,avail_min,avail_mean" "${meta[@]}"
-	total=0
-	for s in $settings; do for rate in $rates; do total=$((total + repeats)); done; done
+	results_csv_open "$out/intervals.csv" "repeat,setting,rate_pps,t_s,offered,delivered,dropped,avail_min,avail_mean,rx_queue_size" "${meta[@]}"
+	total=$((repeats * $(wc -w <<<"$settings") * $(wc -w <<<"$rates") * $(wc -w <<<"$rings")))
 	for r in $(seq "$repeats"); do
 		# rotate the settings so that none always runs first
-		order=$(echo "$settings" | tr ' ' '\n' | sed '/^$/d' | awk -v r="$r" '{ a[NR] = $0 } END { for (i = 0; i < NR; i++) print a[(i + r - 1) % NR + 1] }')
-		for s in $order; do for rate in $rates; do
+		# shellcheck disable=SC2086 # word list
+		for s in $(rotate "$r" $settings); do for ring in $rings; do for rate in $rates; do
 			n=$((n + 1))
-			id=r$r-$s-$rate
-			log "B: trial $n/$total: repeat $r, $s, $rate pps"
-			if [ -n "$down_after" ]; then
-				kv=$(trial "$id" "$s" "$rate" $((down_after * rate)) "$duration")
-			else
-				kv=$(trial "$id" "$s" "$rate")
-			fi
-			trial_row "$r" "$s" "$rate" "$kv" >>"$out/trials.csv"
-			tail -n +2 "$tdir/$id/intervals.csv" | sed "s/^/$r,$s,$rate,/" >>"$out/intervals.csv"
-		done; done
+			id=r$r-$s-$ring-$rate
+			log "B: trial $n/$total: repeat $r, $s, ring $ring, $rate pps"
+			run_trial "$id" "$r" "$s" "$ring" "$rate" "$out/trials.csv" \
+				${down_after:+$((down_after * rate))} >/dev/null
+			tail -n +2 "$tdir/$id/intervals.csv" | sed "s/^/$r,$s,$rate,/; s/\$/,$ring/" >>"$out/intervals.csv"
+		done; done; done
 	done
 	results_csv_open "$out/summary.csv" \
-		"setting,rate_pps,runs,median_drop_pct,median_drops_per_interval,median_delivered_pps,drop_pct_over_stock,delivered_over_stock" \
+		"setting,rx_queue_size,rate_pps,runs,median_drop_pct,median_drops_per_interval,median_delivered_pps,drop_pct_over_stock,delivered_over_stock" \
 		"${meta[@]}"
 	summary "$out/trials.csv" >>"$out/summary.csv"
+	if [ "$ndr_steps" -gt 0 ]; then
+		results_csv_open "$out/ndr_trials.csv" "$TRIAL_COLS" "${meta[@]}"
+		results_csv_open "$out/ndr.csv" "search,setting,rx_queue_size,ndr_pps,first_fail_pps,tolerance_pct,steps,top_pps" "${meta[@]}"
+		ndr_search "$top"
+	fi
+	tables
+	cat "$out/tables.txt" >&2
 	log "B: $n trials; results in $out"
 }
 

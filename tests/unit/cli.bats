@@ -36,6 +36,13 @@ setup() {
 	[[ "$output" == *"--repeats must be an integer from 1 to 1000"* ]]
 	run "$VRB_ROOT/run-bench.sh" --vcpus
 	[[ "$output" == *"--vcpus needs a value"* ]]
+	run "$VRB_ROOT/run-bench.sh" boot B -- --rings 256
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"options after -- need exactly one workload"* ]]
+	# options after -- reach the workload's script, which checks them
+	run "$VRB_ROOT/run-bench.sh" B -- --rings 512
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--ring must be 256 or 1024, not '512'"* ]]
 	[ ! -e "$VRB_CACHE" ]
 }
 

@@ -46,6 +46,15 @@ setup() {
 	[[ "$output" == *"must be an integer from 0 to 64"* ]]
 	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --ring 512
 	[[ "$output" == *"--ring must be 256 or 1024"* ]]
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --rings "256 2048"
+	[[ "$output" == *"--ring must be 256 or 1024, not '2048'"* ]]
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --ndr-tolerance 100
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"is not a percentage"* ]]
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --guest-load 9
+	[[ "$output" == *"--guest-load must be an integer from 0 to 8"* ]]
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --ndr-steps x
+	[[ "$output" == *"--ndr-steps must be an integer"* ]]
 	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --fractions 2
 	[[ "$output" == *"not a number in (0, 1]"* ]]
 	[ ! -e "$VRB_CACHE" ]
