@@ -11,9 +11,9 @@ export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$
 # shellcheck source=lib/results.sh
 . "$VRB_ROOT/lib/results.sh"
 
-WORKLOADS="boot ptr_ring B"
+WORKLOADS="boot ptr_ring A B"
 # Workloads that boot guests (and so need the kernels built).
-GUEST_WORKLOADS="boot B"
+GUEST_WORKLOADS="boot A B"
 
 usage() {
 	cat <<EOF
@@ -30,6 +30,11 @@ Workloads (default: all):
             work x ring size x zeroing batch x consumer batch
             (bench/ptr_ring/sweep.sh, whose --help lists the axes; --repeats
             applies)
+  A         workload A: pktgen -> tap -> vhost-net -> a userspace vhost-net
+            driver, in the guest (bench/vhost_drv/run-a.sh, whose --help
+            lists the settings): pktgen pps and tap drops per vhost rx batch,
+            zeroing batch and tx_queue_len, stock against patched,
+            interleaved (--repeats applies)
   B         workload B: a paced flood into the guest's virtio-net rx queue
             over vhost-user (bench/vhost_src/run-b.sh, whose --help lists
             the settings): drops per refill setting, stock against patched,
@@ -45,7 +50,7 @@ Options:
   --results DIR      where result dirs go (default: $VRB_RESULTS)
   -h, --help         this text
 
-WORKLOAD-OPTIONS after "--" go to the one workload named (ptr_ring or B),
+WORKLOAD-OPTIONS after "--" go to the one workload named (ptr_ring, A or B),
 e.g. ./run-bench.sh B -- --rings 256 --settings "stock legacy mn64"
 
 Under TCG (no usable KVM) absolute rates mean little: compare the kernels
@@ -87,8 +92,8 @@ parse_args() {
 	done
 	if [ "${#workload_args[@]}" -gt 0 ]; then
 		case "${workloads[*]}" in
-		ptr_ring | B) ;;
-		*) die "options after -- need exactly one workload that takes them (ptr_ring or B)" ;;
+		ptr_ring | A | B) ;;
+		*) die "options after -- need exactly one workload that takes them (ptr_ring, A or B)" ;;
 		esac
 		workload_script "${workloads[0]}" --check-args "${workload_args[@]}"
 	fi
@@ -128,6 +133,7 @@ guest() {
 workload_script() {
 	case $1 in
 	ptr_ring) "$VRB_ROOT/bench/ptr_ring/sweep.sh" "${@:2}" ;;
+	A) "$VRB_ROOT/bench/vhost_drv/run-a.sh" "${@:2}" ;;
 	B) "$VRB_ROOT/bench/vhost_src/run-b.sh" "${@:2}" ;;
 	*) die "workload $1 has no script" ;;
 	esac
@@ -137,6 +143,12 @@ workload_ptr_ring() {
 	local r=${repeats:-5}
 	[ "$r" -ge 5 ] || warn "ptr_ring: --repeats $r is below 5: the tables want medians of 5 runs or more"
 	workload_script ptr_ring --repeats "$r" "${workload_args[@]}"
+}
+
+workload_A() {
+	local r=${repeats:-5}
+	[ "$r" -ge 5 ] || warn "A: --repeats $r is below 5: the tables want medians of 5 runs or more"
+	workload_script A --repeats "$r" "${workload_args[@]}"
 }
 
 workload_B() {

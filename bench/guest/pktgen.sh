@@ -48,7 +48,14 @@ pg_start() {
 	pg_write "$PG_DIR/pgctrl" start
 }
 
-# pg_sent DEV: packets pktgen sent on DEV in its last run.
+# pg_sent DEV: packets pktgen sent on DEV in its last run (the driver took
+# them: NETDEV_TX_OK).
 pg_sent() {
 	sed -n 's/^ *pkts-sofar: \([0-9]*\).*/\1/p' "$PG_DIR/$1"
+}
+
+# pg_errors DEV: packets the driver refused or dropped in the last run
+# (tun_net_xmit's drops, NET_XMIT_DROP); pktgen resends until COUNT went.
+pg_errors() {
+	sed -n 's/^ *pkts-sofar: [0-9]* *errors: \([0-9]*\).*/\1/p' "$PG_DIR/$1" | head -n 1
 }

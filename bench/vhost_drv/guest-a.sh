@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Runs inside the guest of workload A, as root: for each trial, sets the
+# vhost_net / tun knobs, starts vhost_drv (the userspace "guest" of
+# vhost-net, which creates the tap and attaches it), sends COUNT pktgen
+# frames on the tap from kpktgend_1 (the driver runs on CPU 0), waits for
+# the driver to drain and exit, and prints one line per trial:
+#   trial=ID key=value ...  (pktgen's sent count and pps, the driver's totals)
+# Usage: guest-a.sh VHOST_DRV COUNT SIZE RING MODE TRIAL...
+#   TRIAL: ID:RX_BATCH:ZERO_BATCH:TXQLEN; RX_BATCH and ZERO_BATCH "-" to
+#          leave the knob alone (the stock kernel has neither).
+set -euo pipefail
+[ $# -ge 6 ] || { echo "usage: guest-a.sh VHOST_DRV COUNT SIZE RING MODE TRIAL..." >&2; exit 2; }
+drv=$1 count=$2 size=$3 ring=$4 mode=$5
+shift 5
+# shellcheck source=bench/guest/pktgen.sh
+. "$(dirname "$0")/../guest/pktgen.sh"
+RX=/sys/module/vhost_net/parameters/rx_batch
+ZB=/sys/module/tun/parameters/tx_ring_zero_batch
+TAP=vtapA
+work=$(mktemp -d)
+
+# knob FILE VALUE: sets a module parameter ("-": leaves it).
+knob() {
+	[ "$2" != - ] || return 0
+	[ -w "$1" ] || { echo "guest-a: no $1 in this kernel" >&2; return 1; }
+	echo "$2" >"$1"
+}
+
+# trial ID RX_BATCH ZERO_BATCH TXQLEN
+trial() {
+	local id=$1 rxb=$2 zb=$3 qlen=$4 log=$work/drv-$1.log pid sent errors pps
+	knob $RX "$rxb"
+	knob $ZB "$zb"
+	"$drv" --tap $TAP --ring "$ring" --mode "$mode" --txqlen "$qlen" --cpu 0 --idle-exit 3000 \
+		>"$log" 2>&1 &
+	pid=$!
+	for _ in $(seq 300); do
+		grep -q '^vhost_drv: ready' "$log" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q '^vhost_drv: ready' "$log" || { cat "$log" >&2; echo "guest-a: vhost_drv did not start" >&2; return 1; }
+	pg_reset
+	pg_setup $TAP 1 "$count" 0 "$size" 02:00:00:00:00:01
+	pg_start
+	sent=$(pg_sent $TAP)
+	errors=$(pg_errors $TAP)
+	pps=$(sed -n 's/.* \([0-9]*\)pps .*/\1/p' "$PG_DIR/$TAP" | head -n 1)
+	pg_reset
+	# the driver exits 3 s after the last frame (pktgen read first)
+	wait "$pid" || { cat "$log" >&2; echo "guest-a: vhost_drv failed" >&2; return 1; }
+	echo "trial=$id rx_batch=$(cat $RX 2>/dev/null || echo 64) zero_batch=$(cat $ZB 2>/dev/null || echo 0)" \
+		"txqlen=$qlen pktgen_sent=$sent pktgen_errors=${errors:-0} pktgen_pps=${pps:-0}" \
+		"$(sed -n 's/^vhost_drv: totals: //p' "$log")"
+}
+
+for t in "$@"; do
+	IFS=: read -r id rxb zb qlen <<<"$t"
+	trial "$id" "$rxb" "$zb" "$qlen"
+done
+rm -rf "$work"

@@ -1,0 +1,261 @@
+#!/usr/bin/env bash
+# Workload A (seeds 000 and 002): pktgen -> tap -> vhost-net -> vhost_drv,
+# inside one guest, for each setting and tap tx_queue_len; stock and
+# patched kernels alternate, the settings' order rotates every repeat.
+set -euo pipefail
+VRB_PROG="run-a.sh"
+export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$@")}"
+# shellcheck source=lib/functions.sh
+. "$(dirname "$0")/../../lib/functions.sh"
+# shellcheck source=lib/kernel.sh
+. "$VRB_ROOT/lib/kernel.sh"
+# shellcheck source=lib/results.sh
+. "$VRB_ROOT/lib/results.sh"
+# shellcheck source=lib/guest.sh
+. "$VRB_ROOT/lib/guest.sh"
+
+settings="stock b1 b2 b4 b8 b16 b32 b64 b128 b256 z1b1 z1b64"
+txqlens="64 500 1000"
+repeats=5
+count=100000
+size=60
+ring=256
+mode=poll
+out=''
+check_args=''
+
+usage() {
+	cat <<EOF
+Usage: bench/vhost_drv/run-a.sh [options]
+
+Workload A: in a guest, vhost_drv (a userspace driver of /dev/vhost-net)
+creates a tap and attaches it to vhost-net; pktgen sends COUNT frames on
+the tap from another vCPU; tun_net_xmit() queues them into the tap's tx
+ptr_ring (tx_queue_len entries) or drops them when it is full; vhost-net
+moves them in batches into vhost_drv's rx ring. pktgen resends a dropped
+frame until COUNT went: xmit = COUNT, dropped = pktgen's errors = the tap's
+tx_dropped. One guest boot per kernel and repeat runs all of that kernel's
+settings x tx_queue_len; the kernels alternate, the order rotates.
+Writes to DIR: trials.csv, summary.csv (medians, ratios to stock at the
+same tx_queue_len) and tables.txt (seed 000's "batch: pps" and seed 002's
+"xmit / dropped / total / % dropped").
+
+Settings:
+  stock    stock kernel (vhost-net batch 64, ptr_ring's zeroing batch)
+  bN       patched, vhost_net.rx_batch=N (1-256)
+  zZbN     patched, tun.tx_ring_zero_batch=Z (1-256), rx_batch=N: z1b1 is
+           "before" in seed 002 (no batch zeroing, no batch dequeue)
+
+  --settings LIST    (default: "$settings")
+  --txqlens LIST     tap tx_queue_len values, 1-65536 (default: "$txqlens")
+  --repeats N        (default: $repeats)
+  --count N          frames pktgen gets through per trial (default: $count)
+  --size B           frame size, 60-1514 (default: $size)
+  --ring N           vhost_drv's rx ring size, a power of 2, 2-32768 (default: $ring)
+  --mode M           vhost_drv's mode: poll or event (default: $mode)
+  --out DIR          result dir (default: a new results/<date>-A)
+  --check-args       check the options and exit (run-bench.sh does, before
+                     building anything)
+  -h, --help         this text
+EOF
+}
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--settings) [ $# -ge 2 ] || die "$1 needs a value"; settings=$2; shift 2 ;;
+		--txqlens) [ $# -ge 2 ] || die "$1 needs a value"; txqlens=$2; shift 2 ;;
+		--repeats) [ $# -ge 2 ] || die "$1 needs a value"; repeats=$2; shift 2 ;;
+		--count) [ $# -ge 2 ] || die "$1 needs a value"; count=$2; shift 2 ;;
+		--size) [ $# -ge 2 ] || die "$1 needs a value"; size=$2; shift 2 ;;
+		--ring) [ $# -ge 2 ] || die "$1 needs a value"; ring=$2; shift 2 ;;
+		--mode) [ $# -ge 2 ] || die "$1 needs a value"; mode=$2; shift 2 ;;
+		--out) [ $# -ge 2 ] || die "$1 needs a value"; out=$2; shift 2 ;;
+		--check-args) check_args=1; shift ;;
+		-h | --help) usage; exit 0 ;;
+		*) usage >&2; die "unknown option '$1'" ;;
+		esac
+	done
+	local s q
+	[ -n "$settings" ] || die "--settings is empty"
+	for s in $settings; do setting_knobs "$s" >/dev/null; done
+	[ -n "$txqlens" ] || die "--txqlens is empty"
+	for q in $txqlens; do check_range --txqlens "$q" 1 65536; done
+	check_range --repeats "$repeats" 1 1000
+	check_range --count "$count" 1 1000000000
+	check_range --size "$size" 60 1514
+	check_range --ring "$ring" 2 32768
+	[ $((ring & (ring - 1))) -eq 0 ] || die "--ring must be a power of 2, not '$ring'"
+	case $mode in poll | event) ;; *) die "--mode must be poll or event, not '$mode'" ;; esac
+}
+
+setting_kernel() {
+	if [ "$1" = stock ]; then echo stock; else echo patched; fi
+}
+
+# setting_knobs NAME: "RX_BATCH:ZERO_BATCH" ("-" leaves a knob alone).
+setting_knobs() {
+	case $1 in
+	stock) echo "-:-" ;;
+	b[0-9]*)
+		check_range "setting $1" "${1#b}" 1 256 >/dev/null
+		echo "${1#b}:0"
+		;;
+	z[0-9]*b[0-9]*)
+		local z=${1#z} b=${1#*b}
+		z=${z%%b*}
+		check_range "setting $1: zeroing batch" "$z" 1 256 >/dev/null
+		check_range "setting $1: rx batch" "$b" 1 256 >/dev/null
+		echo "$b:$z"
+		;;
+	*) die "unknown setting '$1' (stock, bN, zZbN)" ;;
+	esac
+}
+
+build() {
+	make -s -C "$VRB_ROOT/bench/vhost_drv" BUILD="$VRB_CACHE/vhost_drv" \
+		"$VRB_CACHE/vhost_drv/vhost_drv" >/dev/null
+}
+
+TRIAL_COLS="repeat,setting,kernel,rx_batch,zero_batch,txqlen,xmit,dropped,total,drop_pct,pktgen_pps,rx_packets,pktgen_packets,tap_tx_packets,tap_tx_dropped,kicks,harvests,seconds"
+
+# boot REPEAT KERNEL TRIAL...: one guest running the trials; appends their
+# rows to trials.csv. TRIAL: SETTING:TXQLEN.
+boot() {
+	local r=$1 kernel=$2 t s q gt=() dir line rc=0
+	shift 2
+	for t in "$@"; do
+		s=${t%%:*} q=${t#*:}
+		gt+=("$s-$q:$(setting_knobs "$s"):$q")
+	done
+	dir=$out/boots/r$r-$kernel
+	mkdir -p "$dir"
+	"$VRB_ROOT/scripts/guest-run.sh" --kernel "$kernel" --run-dir "$dir/guest" \
+		--timeout $((300 + 60 * $#)) -- "$VRB_ROOT/bench/vhost_drv/guest-a.sh" \
+		"$VRB_CACHE/vhost_drv/vhost_drv" "$count" "$size" "$ring" "$mode" "${gt[@]}" \
+		>"$dir/guest.log" 2>&1 || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		tail -n 20 "$dir/guest.log" >&2
+		die "repeat $r, $kernel kernel: the guest failed (status $rc); see $dir"
+	fi
+	for t in "$@"; do
+		s=${t%%:*} q=${t#*:}
+		line=$(grep "^trial=$s-$q " "$dir/guest.log") || die "repeat $r: no result for $s at txqlen $q; see $dir"
+		row "$r" "$s" "$kernel" "$line" >>"$out/trials.csv"
+	done
+}
+
+# row REPEAT SETTING KERNEL LINE: a trials.csv row from a guest-a.sh line.
+row() {
+	awk -v r="$1" -v s="$2" -v k="$3" '{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		x = v["pktgen_sent"]; d = v["pktgen_errors"]
+		printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%.4f,%s,%s,%s,%s,%s,%s,%s,%s\n", r, s, k,
+			v["rx_batch"], v["zero_batch"], v["txqlen"], x, d, x + d, (x + d) ? 100 * d / (x + d) : 0,
+			v["pktgen_pps"], v["rx_packets"], v["pktgen_packets"], v["tap_tx_packets"],
+			v["tap_tx_dropped"], v["kicks"], v["harvests"], v["seconds"]
+	}' <<<"$4"
+}
+
+# rotate N WORD...: the words, starting from the Nth (cyclically).
+rotate() {
+	local r=$1
+	shift
+	printf '%s\n' "$@" | awk -v r="$r" '{ a[NR] = $0 } END { for (i = 0; i < NR; i++) print a[(i + r - 1) % NR + 1] }'
+}
+
+# summary: medians per (setting, txqlen) of pps, xmit, dropped, total and
+# drop %; pps and drop % as ratios to stock at the same txqlen.
+summary() {
+	grep -v '^#' "$out/trials.csv" | tail -n +2 | sort -t, -k2,2 -k6,6n | awk -F, '
+		function isort(a, n,  i, j, t) {
+			for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+		}
+		function med(a, n) { isort(a, n); return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+		function flush() {
+			if (!n) return
+			P[key] = med(p, n); X[key] = med(x, n); D[key] = med(d, n); T[key] = med(t, n)
+			Q[key] = med(q, n); N[key] = n; K[++nk] = key
+		}
+		{ k = $2 "," $6; if (k != key) { flush(); key = k; n = 0 }
+		  p[++n] = $11; x[n] = $7; d[n] = $8; t[n] = $9; q[n] = $10 }
+		END {
+			flush()
+			for (i = 1; i <= nk; i++) {
+				split(K[i], f, ","); s = "stock," f[2]
+				printf "%s,%d,%.0f,%.0f,%.0f,%.0f,%.4f,%s,%s\n", K[i], N[K[i]], P[K[i]], X[K[i]], D[K[i]], T[K[i]], Q[K[i]],
+					(s in P && P[s] > 0) ? sprintf("%.3f", P[K[i]] / P[s]) : "",
+					(s in Q && Q[s] > 0) ? sprintf("%.3f", Q[K[i]] / Q[s]) : ""
+			}
+		}'
+}
+
+# tables: tables.txt in the seeds' shapes, from summary.csv.
+tables() {
+	local q
+	{
+		echo "Workload A: $(sed -n 's/^# command: //p' "$out/trials.csv")"
+		echo "accelerator: $(sed -n 's/^# accel: //p' "$out/trials.csv"); medians of $repeats repeats"
+		for q in $txqlens; do
+			echo
+			echo "Seed 000 table, tx_queue_len $q: vhost-net rx batch -> pktgen pps (ratio to stock, batch 64)"
+			grep -v '^#' "$out/summary.csv" | tail -n +2 | awk -F, -v q="$q" '
+				$2 == q && ($1 == "stock" || $1 ~ /^b[0-9]+$/) {
+					b = ($1 == "stock") ? "stock" : substr($1, 2)
+					printf "  %-6s %9s pps  %s\n", b, $4, $9 }' | sort -k1,1n
+			echo
+			echo "Seed 002 table, tx_queue_len $q: xmit / dropped / total / % dropped (drop % ratio to stock)"
+			printf '  %-28s %9s %9s %9s %7s %7s\n' "" xmit dropped total "%drop" ratio
+			grep -v '^#' "$out/summary.csv" | tail -n +2 | awk -F, -v q="$q" '
+				BEGIN { n["z1b1"] = "before (z1b1)"; n["b1"] = "with zeroing (b1)"; n["b64"] = "with batch dequeue (b64)"; n["stock"] = "stock 6.1"
+					o["z1b1"] = 1; o["b1"] = 2; o["b64"] = 3; o["stock"] = 4 }
+				$2 == q && ($1 in n) { printf "%d   %-28s %9s %9s %9s %7.2f %7s\n", o[$1], n[$1], $5, $6, $7, $8, $10 }' |
+				sort -n | cut -c2-
+		done
+	} >"$out/tables.txt"
+}
+
+main() {
+	local r k s q accel trials kernels
+	parse_args "$@"
+	[ -z "$check_args" ] || exit 0
+	kernel_check_source
+	stage "kernels" "$VRB_ROOT/scripts/build-kernels.sh" --variant all
+	stage "build vhost_drv" build
+	accel=$(guest_accel "$VRB_ACCEL" "$(kernel_image stock)")
+	log "accelerator: ${accel%% *} (${accel#* })"
+	[ -n "$out" ] || out=$(results_new_dir A)
+	mkdir -p "$out"
+	local meta=("workload=A (pktgen -> tap -> vhost-net -> vhost_drv, in one guest)"
+		"accel=${accel%% *} (${accel#* })" "settings=$settings" "txqlens=$txqlens"
+		"repeats=$repeats" "count=$count" "frame_size=$size" "vhost_drv=ring $ring, mode $mode, CPU 0"
+		"pktgen=kpktgend_1, clone_skb 0, burst 1, delay 0"
+		"guest_vcpus=$VRB_GUEST_VCPUS")
+	results_csv_open "$out/trials.csv" "$TRIAL_COLS" "${meta[@]}"
+	for r in $(seq "$repeats"); do
+		# the kernels alternate: stock first on odd repeats
+		kernels="stock patched"
+		[ $((r % 2)) -eq 1 ] || kernels="patched stock"
+		for k in $kernels; do
+			trials=()
+			# shellcheck disable=SC2086 # word list
+			for s in $(rotate "$r" $settings); do
+				[ "$(setting_kernel "$s")" = "$k" ] || continue
+				for q in $txqlens; do trials+=("$s:$q"); done
+			done
+			[ "${#trials[@]}" -gt 0 ] || continue
+			log "A: repeat $r/$repeats, $k kernel: ${#trials[@]} trials"
+			boot "$r" "$k" "${trials[@]}"
+		done
+	done
+	results_csv_open "$out/summary.csv" \
+		"setting,txqlen,runs,median_pktgen_pps,median_xmit,median_dropped,median_total,median_drop_pct,pps_over_stock,drop_pct_over_stock" \
+		"${meta[@]}"
+	summary >>"$out/summary.csv"
+	tables
+	cat "$out/tables.txt" >&2
+	log "A: results in $out"
+}
+
+trap 'vrb_exit_report $?' EXIT
+main "$@"

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vhost_drv: plays the guest for /dev/vhost-net, in userspace, so that
+ * vhost-net's receive path (tap ptr_ring -> vhost_net_buf -> rx vring) can
+ * be driven and measured inside one machine: pktgen transmits on the tap,
+ * tun_net_xmit() queues into the tap's tx ptr_ring (or drops when full),
+ * vhost-net consumes it in batches into the buffers this program posts.
+ *
+ * It creates the tap (IFF_TAP | IFF_NO_PI | IFF_VNET_HDR), gives vhost-net
+ * a memory table over its own memory, an rx and a tx split vring with
+ * kick/call eventfds, attaches the tap, posts rx buffers, and harvests the
+ * used ring and reposts, counting packets (and pktgen's among them) and
+ * bytes. Modes: poll (as fast as it can, calls suppressed), event (sleeps
+ * on the call eventfd), paced (takes at most RATE used buffers per second:
+ * a slow guest). Counters on SIGUSR1 and at exit, with the tap's tx
+ * counters (read before the tap goes away).
+ *
+ * Like the kernel's tools/virtio/vhost_net_test.c, but with a full ring
+ * and for measuring; needs root, CONFIG_TUN and CONFIG_VHOST_NET.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <linux/virtio_config.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pace.h"
+#include "pktgen_frame.h"
+#include "tap.h"
+#include "vhost.h"
+#include "vring.h"
+
+#define HDR_LEN 12	/* virtio_net_hdr_mrg_rxbuf: VIRTIO_F_VERSION_1 */
+
+enum mode { MODE_POLL, MODE_EVENT, MODE_PACED };
+
+struct opts {
+	const char *tap;
+	unsigned int ring;
+	enum mode mode;
+	uint64_t rate;
+	int txqlen;
+	unsigned int buf_size;
+	int cpu;
+	double duration;
+	unsigned int idle_ms;
+};
+
+struct counters {
+	uint64_t packets, bytes, pktgen, kicks, calls, harvests;
+};
+
+static volatile sig_atomic_t stop_flag, dump_flag;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		dump_flag = 1;
+	else
+		stop_flag = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: vhost_drv [options]\n"
+		"Plays the guest for /dev/vhost-net: creates a tap, attaches it to vhost-net,\n"
+		"posts rx buffers and counts what vhost-net delivers.\n"
+		"  --tap NAME        tap to create (default vtap0)\n"
+		"  --ring N          rx (and tx) vring size, a power of 2, 2-32768 (default 256)\n"
+		"  --mode M          poll, event or paced (default poll)\n"
+		"  --rate PPS        paced mode: buffers harvested per second\n"
+		"  --txqlen N        the tap's tx_queue_len (its ptr_ring), 1-65536 (default: the tap's)\n"
+		"  --buf-size B      bytes per rx buffer, 128-65536 (default 2048)\n"
+		"  --cpu N           pin to CPU N\n"
+		"  --duration S      stop after S seconds (default: at SIGINT/SIGTERM)\n"
+		"  --idle-exit MS    stop MS ms after the last packet, once one came\n"
+		"  -h, --help        this text\n"
+		"Prints \"vhost_drv: ready\" once vhost-net has the tap and buffers, counters\n"
+		"on SIGUSR1, and \"vhost_drv: totals: key=value ...\" at exit.\n");
+}
+
+static int die(const char *msg)
+{
+	fprintf(stderr, "vhost_drv: %s\n", msg);
+	return 1;
+}
+
+static int parse_uint(const char *opt, const char *s, unsigned long long lo,
+		      unsigned long long hi, unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || *out < lo || *out > hi) {
+		fprintf(stderr, "vhost_drv: %s must be an integer from %llu to %llu, not '%s'\n",
+			opt, lo, hi, s);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option lopts[] = {
+		{ "tap", required_argument, 0, 't' },
+		{ "ring", required_argument, 0, 'r' },
+		{ "mode", required_argument, 0, 'm' },
+		{ "rate", required_argument, 0, 'R' },
+		{ "txqlen", required_argument, 0, 'q' },
+		{ "buf-size", required_argument, 0, 'b' },
+		{ "cpu", required_argument, 0, 'c' },
+		{ "duration", required_argument, 0, 'd' },
+		{ "idle-exit", required_argument, 0, 'i' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	unsigned long long v;
+	int c;
+
+	*o = (struct opts){ .tap = "vtap0", .ring = 256, .mode = MODE_POLL, .txqlen = -1,
+			    .buf_size = 2048, .cpu = -1 };
+	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			o->tap = optarg;
+			break;
+		case 'r':
+			if (parse_uint("--ring", optarg, 2, 32768, &v))
+				return -1;
+			if (v & (v - 1)) {
+				fprintf(stderr, "vhost_drv: --ring must be a power of 2, not %llu\n", v);
+				return -1;
+			}
+			o->ring = v;
+			break;
+		case 'm':
+			if (!strcmp(optarg, "poll")) {
+				o->mode = MODE_POLL;
+			} else if (!strcmp(optarg, "event")) {
+				o->mode = MODE_EVENT;
+			} else if (!strcmp(optarg, "paced")) {
+				o->mode = MODE_PACED;
+			} else {
+				fprintf(stderr, "vhost_drv: unknown --mode '%s' (poll, event, paced)\n", optarg);
+				return -1;
+			}
+			break;
+		case 'R':
+			if (parse_uint("--rate", optarg, 1, 1000000000ULL, &v))
+				return -1;
+			o->rate = v;
+			break;
+		case 'q':
+			if (parse_uint("--txqlen", optarg, 1, 65536, &v))
+				return -1;
+			o->txqlen = v;
+			break;
+		case 'b':
+			if (parse_uint("--buf-size", optarg, 128, 65536, &v))
+				return -1;
+			o->buf_size = v;
+			break;
+		case 'c':
+			if (parse_uint("--cpu", optarg, 0, CPU_SETSIZE - 1, &v))
+				return -1;
+			o->cpu = v;
+			break;
+		case 'd':
+			if (parse_uint("--duration", optarg, 1, 86400, &v))
+				return -1;
+			o->duration = v;
+			break;
+		case 'i':
+			if (parse_uint("--idle-exit", optarg, 1, 3600000, &v))
+				return -1;
+			o->idle_ms = v;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "vhost_drv: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if ((o->mode == MODE_PACED) != (o->rate != 0)) {
+		fprintf(stderr, "vhost_drv: --rate goes with --mode paced, and only with it\n");
+		return -1;
+	}
+	return 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void print_counters(const char *what, const struct opts *o, const struct counters *c,
+			   double seconds)
+{
+	printf("vhost_drv: %s: rx_packets=%" PRIu64 " rx_bytes=%" PRIu64 " pktgen_packets=%" PRIu64
+	       " kicks=%" PRIu64 " calls=%" PRIu64 " harvests=%" PRIu64
+	       " tap_tx_packets=%lld tap_tx_dropped=%lld seconds=%.3f\n",
+	       what, c->packets, c->bytes, c->pktgen, c->kicks, c->calls, c->harvests,
+	       tap_sysfs(o->tap, "statistics/tx_packets"), tap_sysfs(o->tap, "statistics/tx_dropped"), seconds);
+	fflush(stdout);
+}
+
+struct driver {
+	struct opts o;
+	struct vhost vh;
+	struct vq rx, tx;
+	uint8_t *bufs;
+	struct counters c;
+};
+
+/* Harvests up to max used rx buffers, counts and reposts them; kicks if asked. */
+static int rx_round(struct driver *d, uint32_t max)
+{
+	uint32_t n = 0, len;
+	uint16_t id;
+	bool bad;
+
+	while (n < max && vq_harvest(&d->rx, &id, &len, &bad)) {
+		uint8_t *buf = d->bufs + (size_t)id * d->o.buf_size;
+
+		if (len > HDR_LEN) {
+			d->c.packets++;
+			d->c.bytes += len - HDR_LEN;
+			d->c.pktgen += pktgen_frame_is(buf + HDR_LEN, len - HDR_LEN);
+		}
+		vq_post(&d->rx, id, (uintptr_t)buf, d->o.buf_size);
+		n++;
+	}
+	if (bad)
+		return -1;
+	if (n) {
+		d->c.harvests++;
+		vq_publish(&d->rx);
+		if (vq_needs_kick(&d->rx)) {
+			vhost_kick(&d->vh, VHOST_RXQ);
+			d->c.kicks++;
+		}
+	}
+	return n;
+}
+
+static int setup(struct driver *d)
+{
+	size_t rings = vq_ring_bytes(d->o.ring), len;
+	char err[256];
+	uint8_t *mem;
+	int tap;
+
+	len = 2 * rings + (size_t)d->o.ring * d->o.buf_size;
+	len = (len + 4095) & ~(size_t)4095;
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+		   -1, 0);
+	if (mem == MAP_FAILED)
+		return die("cannot map the ring memory");
+	vq_init(&d->rx, d->o.ring, mem);
+	vq_init(&d->tx, d->o.ring, mem + rings);
+	d->bufs = mem + 2 * rings;
+
+	/* vhost-net first: without it, no tap is left behind */
+	if (vhost_open(&d->vh, err, sizeof(err)))
+		return die(err);
+	tap = tap_open(d->o.tap, HDR_LEN, err, sizeof(err));
+	if (tap < 0)
+		return die(err);
+	if (d->o.txqlen > 0 && tap_set_txqlen(d->o.tap, d->o.txqlen)) {
+		fprintf(stderr, "vhost_drv: cannot set %s's txqlen to %d: %s\n", d->o.tap,
+			d->o.txqlen, strerror(errno));
+		return 1;
+	}
+	if (vhost_configure(&d->vh, 1ULL << VIRTIO_F_VERSION_1, mem, len, err, sizeof(err)))
+		return die(err);
+	for (unsigned int i = 0; i < d->o.ring; i++)
+		vq_post(&d->rx, i, (uintptr_t)(d->bufs + (size_t)i * d->o.buf_size), d->o.buf_size);
+	vq_publish(&d->rx);
+	vq_set_interrupts(&d->rx, d->o.mode == MODE_EVENT);
+	vq_set_interrupts(&d->tx, false);
+	if (vhost_vq_setup(&d->vh, VHOST_RXQ, &d->rx, err, sizeof(err)) ||
+	    vhost_vq_setup(&d->vh, VHOST_TXQ, &d->tx, err, sizeof(err)) ||
+	    vhost_attach(&d->vh, VHOST_RXQ, tap, err, sizeof(err)) ||
+	    vhost_attach(&d->vh, VHOST_TXQ, tap, err, sizeof(err)))
+		return die(err);
+	/* vhost holds its own reference to the tap's file: ours can go */
+	close(tap);
+	{
+		int ret = tap_up(d->o.tap);
+
+		if (ret) {
+			fprintf(stderr, "vhost_drv: cannot bring %s up: %s\n", d->o.tap, strerror(-ret));
+			return 1;
+		}
+	}
+	vhost_kick(&d->vh, VHOST_RXQ);
+	return 0;
+}
+
+static int run(struct driver *d)
+{
+	uint64_t t0 = now_ns(), last_pkt = 0, t = t0, end;
+	struct pollfd pfd = { .fd = d->vh.call[VHOST_RXQ], .events = POLLIN };
+	struct pace pace;
+	unsigned int spins = 0;
+
+	end = d->o.duration ? t0 + (uint64_t)(d->o.duration * 1e9) : UINT64_MAX;
+	pace_init(&pace, 1000000000ULL, t0, d->o.rate);
+	while (!stop_flag) {
+		uint32_t max = UINT32_MAX;
+		int n;
+
+		if (d->o.mode == MODE_PACED)
+			max = pace_take(&pace, now_ns(), vq_used_pending(&d->rx));
+		n = rx_round(d, max);
+		if (n < 0) {
+			fprintf(stderr, "vhost_drv: vhost-net wrote a bad used entry\n");
+			return 1;
+		}
+		if (d->o.mode == MODE_EVENT && !n) {
+			if (poll(&pfd, 1, 100) > 0)
+				d->c.calls += vhost_calls(&d->vh, VHOST_RXQ);
+		}
+		if (n || d->o.mode == MODE_EVENT || ++spins >= 256) {
+			spins = 0;
+			t = now_ns();
+			if (n)
+				last_pkt = t;
+			if (t >= end)
+				break;
+			if (d->o.idle_ms && last_pkt && t - last_pkt >= d->o.idle_ms * 1000000ULL)
+				break;
+		}
+		if (dump_flag) {
+			dump_flag = 0;
+			print_counters("counters", &d->o, &d->c, (now_ns() - t0) / 1e9);
+		}
+	}
+	if (d->o.mode != MODE_EVENT)
+		d->c.calls += vhost_calls(&d->vh, VHOST_RXQ);
+	print_counters("totals", &d->o, &d->c, (now_ns() - t0) / 1e9);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct driver d = { 0 };
+	int ret;
+
+	if (parse_opts(argc, argv, &d.o))
+		return 2;
+	if (d.o.cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(d.o.cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			fprintf(stderr, "vhost_drv: cannot run on CPU %d: %s\n", d.o.cpu, strerror(errno));
+			return 1;
+		}
+	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	d.vh.fd = -1;
+	ret = setup(&d);
+	if (ret)
+		return ret;
+	printf("vhost_drv: ready: tap=%s ring=%u txqlen=%lld mode=%s\n", d.o.tap, d.o.ring,
+	       tap_sysfs(d.o.tap, "tx_queue_len"), d.o.mode == MODE_POLL ? "poll" : d.o.mode == MODE_EVENT ? "event" : "paced");
+	fflush(stdout);
+	ret = run(&d);
+	vhost_close(&d.vh);
+	return ret;
+}
