@@ -2,8 +2,9 @@
 # Runs inside the guest of workload A, as root: for each trial, sets the
 # vhost_net / tun knobs, starts vhost_drv (the userspace "guest" of
 # vhost-net, which creates the tap and attaches it), sends COUNT pktgen
-# frames on the tap from kpktgend_1 (the driver runs on CPU 0), waits for
-# the driver to drain and exit, and prints one line per trial:
+# frames on the tap from kpktgend_1 (the driver runs on CPU 0), waits until
+# vhost-net took every frame the tap queued, stops the driver (which drains
+# its used ring first), and prints one line per trial:
 #   trial=ID key=value ...  (pktgen's sent count and pps, the driver's totals)
 # Usage: guest-a.sh VHOST_DRV COUNT SIZE RING MODE TRIAL...
 #   TRIAL: ID:RX_BATCH:ZERO_BATCH:TXQLEN; RX_BATCH and ZERO_BATCH "-" to
@@ -31,7 +32,7 @@ trial() {
 	local id=$1 rxb=$2 zb=$3 qlen=$4 log=$work/drv-$1.log pid sent errors pps
 	knob $RX "$rxb"
 	knob $ZB "$zb"
-	"$drv" --tap $TAP --ring "$ring" --mode "$mode" --txqlen "$qlen" --cpu 0 --idle-exit 3000 \
+	"$drv" --tap $TAP --ring "$ring" --mode "$mode" --txqlen "$qlen" --cpu 0 \
 		>"$log" 2>&1 &
 	pid=$!
 	for _ in $(seq 300); do
@@ -47,7 +48,13 @@ trial() {
 	errors=$(pg_errors $TAP)
 	pps=$(sed -n 's/.* \([0-9]*\)pps .*/\1/p' "$PG_DIR/$TAP" | head -n 1)
 	pg_reset
-	# the driver exits 3 s after the last frame (pktgen read first)
+	# everything in the tap's ring reaches vhost-net (tx_packets counts what
+	# it took); then the driver drains its used ring and exits
+	for _ in $(seq 600); do
+		[ "$(cat /sys/class/net/$TAP/statistics/tx_packets)" -lt "$sent" ] || break
+		sleep 0.1
+	done
+	kill -TERM "$pid"
 	wait "$pid" || { cat "$log" >&2; echo "guest-a: vhost_drv failed" >&2; return 1; }
 	echo "trial=$id rx_batch=$(cat $RX 2>/dev/null || echo 64) zero_batch=$(cat $ZB 2>/dev/null || echo 0)" \
 		"txqlen=$qlen pktgen_sent=$sent pktgen_errors=${errors:-0} pktgen_pps=${pps:-0}" \
