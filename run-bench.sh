@@ -48,6 +48,9 @@ Options:
   --mem MIB          guest memory (default: $VRB_GUEST_MEM)
   --accel A          auto, kvm or tcg (default: $VRB_ACCEL)
   --results DIR      where result dirs go (default: $VRB_RESULTS)
+  --probe NAME       run systemtap probe NAME (stap/NAME.stp) in the guests
+                     of workloads A and B, its output next to their results
+                     ($VRB_PROBES)
   -h, --help         this text
 
 WORKLOAD-OPTIONS after "--" go to the one workload named (ptr_ring, A or B),
@@ -62,6 +65,8 @@ variants=$VRB_VARIANTS repeats='' vcpus=$VRB_GUEST_VCPUS mem=$VRB_GUEST_MEM
 accel=$VRB_ACCEL
 workloads=()
 workload_args=()
+workload_probe=()
+probe=''
 declare -A build_wall
 
 parse_args() {
@@ -74,6 +79,7 @@ parse_args() {
 		--mem) [ $# -ge 2 ] || die "$1 needs a value"; mem=$2; shift 2 ;;
 		--accel) [ $# -ge 2 ] || die "$1 needs a value"; accel=$2; shift 2 ;;
 		--results) [ $# -ge 2 ] || die "$1 needs a value"; VRB_RESULTS=$2; shift 2 ;;
+		--probe) [ $# -ge 2 ] || die "$1 needs a value"; probe=$2; shift 2 ;;
 		-h | --help) usage; exit 0 ;;
 		--)
 			shift
@@ -98,6 +104,13 @@ parse_args() {
 		workload_script "${workloads[0]}" --check-args "${workload_args[@]}"
 	fi
 	[ "${#workloads[@]}" -gt 0 ] || read -ra workloads <<<"$WORKLOADS"
+	if [ -n "$probe" ]; then
+		case " $VRB_PROBES " in
+		*" $probe "*) ;;
+		*) die "unknown probe '$probe' (known: $VRB_PROBES)" ;;
+		esac
+		workload_probe=(--probe "$probe")
+	fi
 	[ -z "$repeats" ] || check_range --repeats "$repeats" 1 1000
 	check_range --vcpus "$vcpus" 1 8
 	check_range --mem "$mem" 256 1048576
@@ -148,13 +161,13 @@ workload_ptr_ring() {
 workload_A() {
 	local r=${repeats:-5}
 	[ "$r" -ge 5 ] || warn "A: --repeats $r is below 5: the tables want medians of 5 runs or more"
-	workload_script A --repeats "$r" "${workload_args[@]}"
+	workload_script A --repeats "$r" "${workload_probe[@]}" "${workload_args[@]}"
 }
 
 workload_B() {
 	local r=${repeats:-5}
 	[ "$r" -ge 5 ] || warn "B: --repeats $r is below 5: the tables want medians of 5 runs or more"
-	workload_script B --repeats "$r" "${workload_args[@]}"
+	workload_script B --repeats "$r" "${workload_probe[@]}" "${workload_args[@]}"
 }
 
 workload_boot() {

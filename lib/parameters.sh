@@ -32,5 +32,8 @@ VRB_QEMU=${VRB_QEMU:-qemu-system-x86_64}
 # host files under these are not visible in the guest.
 VRB_GUEST_TMPFS="/tmp /run /var/tmp /var/log /var/cache"
 
+# The systemtap probes (stap/NAME.stp; stap/build.sh builds them).
+VRB_PROBES="avail_exhaust refill tun_ring_full vhost_batch"
+
 # Results.
 VRB_RESULTS=${VRB_RESULTS:-$VRB_ROOT/results}

@@ -6,15 +6,21 @@
 # vhost-net took every frame the tap queued, stops the driver (which drains
 # its used ring first), and prints one line per trial:
 #   trial=ID key=value ...  (pktgen's sent count and pps, the driver's totals)
-# Usage: guest-a.sh VHOST_DRV COUNT SIZE RING MODE TRIAL...
+# Usage: guest-a.sh [--probe KO] VHOST_DRV COUNT SIZE RING MODE TRIAL...
 #   TRIAL: ID:RX_BATCH:ZERO_BATCH:TXQLEN; RX_BATCH and ZERO_BATCH "-" to
 #          leave the knob alone (the stock kernel has neither).
+#   --probe KO: a systemtap probe module (stap/build.sh) loaded around each
+#          trial; its output lines are printed prefixed "probe[ID] ".
 set -euo pipefail
-[ $# -ge 6 ] || { echo "usage: guest-a.sh VHOST_DRV COUNT SIZE RING MODE TRIAL..." >&2; exit 2; }
+probe=''
+if [ "${1:-}" = --probe ]; then probe=$2; shift 2; fi
+[ $# -ge 6 ] || { echo "usage: guest-a.sh [--probe KO] VHOST_DRV COUNT SIZE RING MODE TRIAL..." >&2; exit 2; }
 drv=$1 count=$2 size=$3 ring=$4 mode=$5
 shift 5
 # shellcheck source=bench/guest/pktgen.sh
 . "$(dirname "$0")/../guest/pktgen.sh"
+# shellcheck source=bench/guest/probe.sh
+. "$(dirname "$0")/../guest/probe.sh"
 RX=/sys/module/vhost_net/parameters/rx_batch
 ZB=/sys/module/tun/parameters/tx_ring_zero_batch
 TAP=vtapA
@@ -32,6 +38,7 @@ trial() {
 	local id=$1 rxb=$2 zb=$3 qlen=$4 log=$work/drv-$1.log pid sent errors pps
 	knob $RX "$rxb"
 	knob $ZB "$zb"
+	[ -z "$probe" ] || probe_start "$probe"
 	"$drv" --tap $TAP --ring "$ring" --mode "$mode" --txqlen "$qlen" --cpu 0 \
 		>"$log" 2>&1 &
 	pid=$!
@@ -56,6 +63,7 @@ trial() {
 	done
 	kill -TERM "$pid"
 	wait "$pid" || { cat "$log" >&2; echo "guest-a: vhost_drv failed" >&2; return 1; }
+	[ -z "$probe" ] || probe_stop | sed "s/^/probe[$id] /"
 	echo "trial=$id rx_batch=$(cat $RX 2>/dev/null || echo 64) zero_batch=$(cat $ZB 2>/dev/null || echo 0)" \
 		"txqlen=$qlen pktgen_sent=$sent pktgen_errors=${errors:-0} pktgen_pps=${pps:-0}" \
 		"$(sed -n 's/^vhost_drv: totals: //p' "$log")"

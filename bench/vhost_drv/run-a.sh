@@ -23,6 +23,7 @@ ring=256
 mode=poll
 out=''
 check_args=''
+probe=''
 
 usage() {
 	cat <<EOF
@@ -53,6 +54,10 @@ Settings:
   --size B           frame size, 60-1514 (default: $size)
   --ring N           vhost_drv's rx ring size, a power of 2, 2-32768 (default: $ring)
   --mode M           vhost_drv's mode: poll or event (default: $mode)
+  --probe NAME       run systemtap probe NAME (stap/NAME.stp: $VRB_PROBES)
+                     around every trial; its output goes to
+                     probes/REPEAT-SETTING-TXQLEN-NAME.txt and, summaries
+                     with the trial named, to probe-NAME.txt
   --out DIR          result dir (default: a new results/<date>-A)
   --check-args       check the options and exit (run-bench.sh does, before
                      building anything)
@@ -71,6 +76,7 @@ parse_args() {
 		--ring) [ $# -ge 2 ] || die "$1 needs a value"; ring=$2; shift 2 ;;
 		--mode) [ $# -ge 2 ] || die "$1 needs a value"; mode=$2; shift 2 ;;
 		--out) [ $# -ge 2 ] || die "$1 needs a value"; out=$2; shift 2 ;;
+		--probe) [ $# -ge 2 ] || die "$1 needs a value"; probe=$2; shift 2 ;;
 		--check-args) check_args=1; shift ;;
 		-h | --help) usage; exit 0 ;;
 		*) usage >&2; die "unknown option '$1'" ;;
@@ -87,6 +93,12 @@ parse_args() {
 	check_range --ring "$ring" 2 32768
 	[ $((ring & (ring - 1))) -eq 0 ] || die "--ring must be a power of 2, not '$ring'"
 	case $mode in poll | event) ;; *) die "--mode must be poll or event, not '$mode'" ;; esac
+	if [ -n "$probe" ]; then
+		case " $VRB_PROBES " in
+		*" $probe "*) ;;
+		*) die "unknown probe '$probe' (known: $VRB_PROBES)" ;;
+		esac
+	fi
 }
 
 setting_kernel() {
@@ -122,7 +134,7 @@ TRIAL_COLS="repeat,setting,kernel,rx_batch,zero_batch,txqlen,xmit,dropped,total,
 # boot REPEAT KERNEL TRIAL...: one guest running the trials; appends their
 # rows to trials.csv. TRIAL: SETTING:TXQLEN.
 boot() {
-	local r=$1 kernel=$2 t s q gt=() dir line rc=0
+	local r=$1 kernel=$2 t s q gt=() dir line rc=0 pargs=()
 	shift 2
 	for t in "$@"; do
 		s=${t%%:*} q=${t#*:}
@@ -130,8 +142,9 @@ boot() {
 	done
 	dir=$out/boots/r$r-$kernel
 	mkdir -p "$dir"
+	[ -z "$probe" ] || pargs=(--probe "$VRB_CACHE/stap/$kernel/vrb_$probe.ko")
 	"$VRB_ROOT/scripts/guest-run.sh" --kernel "$kernel" --run-dir "$dir/guest" \
-		--timeout $((300 + 60 * $#)) -- "$VRB_ROOT/bench/vhost_drv/guest-a.sh" \
+		--timeout $((300 + 60 * $#)) -- "$VRB_ROOT/bench/vhost_drv/guest-a.sh" "${pargs[@]}" \
 		"$VRB_CACHE/vhost_drv/vhost_drv" "$count" "$size" "$ring" "$mode" "${gt[@]}" \
 		>"$dir/guest.log" 2>&1 || rc=$?
 	if [ "$rc" -ne 0 ]; then
@@ -142,6 +155,12 @@ boot() {
 		s=${t%%:*} q=${t#*:}
 		line=$(grep "^trial=$s-$q " "$dir/guest.log") || die "repeat $r: no result for $s at txqlen $q; see $dir"
 		row "$r" "$s" "$kernel" "$line" >>"$out/trials.csv"
+		if [ -n "$probe" ]; then
+			mkdir -p "$out/probes"
+			sed -n "s/^probe\[$s-$q\] //p" "$dir/guest.log" >"$out/probes/r$r-$s-$q-$probe.txt"
+			grep "^$probe: summary" "$out/probes/r$r-$s-$q-$probe.txt" |
+				sed "s/^/repeat=$r setting=$s txqlen=$q /" >>"$out/probe-$probe.txt" || true
+		fi
 	done
 }
 
@@ -215,6 +234,14 @@ tables() {
 	} >"$out/tables.txt"
 }
 
+# build_probe: the probe module for each kernel the settings boot.
+build_probe() {
+	local k
+	for k in $(for s in $settings; do setting_kernel "$s"; done | sort -u); do
+		"$VRB_ROOT/stap/build.sh" --kernel "$k" "$probe" >/dev/null
+	done
+}
+
 main() {
 	local r k s q accel trials kernels
 	parse_args "$@"
@@ -222,6 +249,7 @@ main() {
 	kernel_check_source
 	stage "kernels" "$VRB_ROOT/scripts/build-kernels.sh" --variant all
 	stage "build vhost_drv" build
+	[ -z "$probe" ] || stage "probe $probe" build_probe
 	accel=$(guest_accel "$VRB_ACCEL" "$(kernel_image stock)")
 	log "accelerator: ${accel%% *} (${accel#* })"
 	[ -n "$out" ] || out=$(results_new_dir A)
@@ -230,7 +258,7 @@ main() {
 		"accel=${accel%% *} (${accel#* })" "settings=$settings" "txqlens=$txqlens"
 		"repeats=$repeats" "count=$count" "frame_size=$size" "vhost_drv=ring $ring, mode $mode, CPU 0"
 		"pktgen=kpktgend_1, clone_skb 0, burst 1, delay 0"
-		"guest_vcpus=$VRB_GUEST_VCPUS")
+		"probe=${probe:-none}" "guest_vcpus=$VRB_GUEST_VCPUS")
 	results_csv_open "$out/trials.csv" "$TRIAL_COLS" "${meta[@]}"
 	for r in $(seq "$repeats"); do
 		# the kernels alternate: stock first on odd repeats

@@ -3,7 +3,7 @@
 # brings the (only) virtio-net interface up so that the driver posts its rx
 # buffers (which starts vhost_src's flood), and waits until the flood is
 # over; then prints the interface's rx counters as key=value lines.
-# Usage: guest-rx.sh [--load N] [--down FRAMES HOLD] KNOBS [MAX_SECONDS]
+# Usage: guest-rx.sh [--load N] [--down FRAMES HOLD] [--probe KO] KNOBS [MAX_SECONDS]
 #   KNOBS: "name=value ..." written to /sys/module/virtio_net/parameters/,
 #          or "-" for none (the stock kernel has none).
 #   --load N: N busy loops (one per vCPU, round robin) while the flood runs:
@@ -13,16 +13,22 @@
 #          arrived (the guest stops refilling: the source must count drops),
 #          then stay up HOLD more seconds for the source to finish. (A count,
 #          not a time: under TCG the guest's loop is slow and uneven.)
+#   --probe KO: a systemtap probe module (stap/build.sh) loaded before the
+#          interface comes up, stopped once the flood is over; its output
+#          is printed before the counters.
 set -euo pipefail
-load=0 down_frames='' hold=5
+load=0 down_frames='' hold=5 probe=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--load) load=$2; shift 2 ;;
 	--down) down_frames=$2 hold=$3; shift 3 ;;
+	--probe) probe=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
-[ $# -ge 1 ] || { echo "usage: guest-rx.sh [--load N] [--down FRAMES HOLD] KNOBS [MAX_SECONDS]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: guest-rx.sh [--load N] [--down FRAMES HOLD] [--probe KO] KNOBS [MAX_SECONDS]" >&2; exit 2; }
+# shellcheck source=bench/guest/probe.sh
+. "$(dirname "$0")/../guest/probe.sh"
 knobs=$1 max=${2:-120}
 
 iface=''
@@ -52,6 +58,7 @@ for i in $(seq "$load"); do
 	loaders+=($!)
 done
 [ "$load" -eq 0 ] || echo "guest_load=$load"
+[ -z "$probe" ] || probe_start "$probe"
 ip link set "$iface" up
 
 # Wait for the first frame, then until no frame came for 2 s (polled every
@@ -77,6 +84,7 @@ while [ $((SECONDS - start)) -lt "$max" ]; do
 	fi
 done
 stop_load
+probe_stop
 [ -n "$first" ] || { echo "guest-rx: no frame arrived in $max s" >&2; exit 1; }
 
 echo "guest_rx_packets=$(rx)"

@@ -30,6 +30,7 @@ ndr_repeats=1
 ndr_max=''
 down_after=''
 check_args=''
+probe=''
 out=''
 
 usage() {
@@ -78,6 +79,10 @@ Settings (kernel and virtio_net knobs):
   --down-after S     take the guest's interface down once it received S
                      seconds' worth of frames: a guest that stops
                      refilling (a test)
+  --probe NAME       run systemtap probe NAME (stap/NAME.stp: $VRB_PROBES)
+                     in every trial's guest; its output goes to
+                     trials/ID/probe-NAME.txt and, summaries with the trial
+                     named, to probe-NAME.txt
   --out DIR          result dir (default: a new results/<date>-B)
   --check-args       check the options and exit (run-bench.sh does, before
                      building anything)
@@ -103,6 +108,7 @@ parse_args() {
 		--ndr-max) [ $# -ge 2 ] || die "$1 needs a value"; ndr_max=$2; shift 2 ;;
 		--down-after) [ $# -ge 2 ] || die "$1 needs a value"; down_after=$2; shift 2 ;;
 		--out) [ $# -ge 2 ] || die "$1 needs a value"; out=$2; shift 2 ;;
+		--probe) [ $# -ge 2 ] || die "$1 needs a value"; probe=$2; shift 2 ;;
 		--check-args) check_args=1; shift ;;
 		-h | --help) usage; exit 0 ;;
 		*) usage >&2; die "unknown option '$1'" ;;
@@ -132,6 +138,12 @@ parse_args() {
 	check_range --ndr-repeats "$ndr_repeats" 1 100
 	[ -z "$ndr_max" ] || check_range --ndr-max "$ndr_max" 2 100000000
 	[ -z "$down_after" ] || check_range --down-after "$down_after" 1 3600
+	if [ -n "$probe" ]; then
+		case " $VRB_PROBES " in
+		*" $probe "*) ;;
+		*) die "unknown probe '$probe' (known: $VRB_PROBES)" ;;
+		esac
+	fi
 }
 
 # setting_kernel NAME / setting_knobs NAME: what a setting boots and sets.
@@ -175,6 +187,7 @@ trial() {
 	[ -S "$sock" ] || { cat "$dir/source.log" >&2; die "vhost_src did not create $sock"; }
 	gargs=(--load "$guest_load")
 	[ -z "$down" ] || gargs+=(--down "$down" "$duration")
+	[ -z "$probe" ] || gargs+=(--probe "$VRB_CACHE/stap/$(setting_kernel "$setting")/vrb_$probe.ko")
 	# vectors=0: QEMU 7.2 under TCG crashes starting vhost-user with MSI-X
 	# (msix_set_vector_notifiers); INTx works.
 	"$VRB_ROOT/scripts/guest-run.sh" --kernel "$(setting_kernel "$setting")" --run-dir "$dir/guest" \
@@ -188,6 +201,10 @@ trial() {
 	if [ "$rc" -ne 0 ]; then
 		tail -n 20 "$dir/guest.log" >&2
 		die "trial $id ($setting, ring $ring, $rate pps): the guest failed (status $rc); see $dir"
+	fi
+	if [ -n "$probe" ]; then
+		grep "^$probe: " "$dir/guest.log" >"$dir/probe-$probe.txt" || true
+		grep "^$probe: summary" "$dir/guest.log" | sed "s/^/trial=$id /" >>"$out/probe-$probe.txt" || true
 	fi
 	sed -n 's/^vhost_src: totals: offered=\([0-9]*\) delivered=\([0-9]*\) dropped=\([0-9]*\) seconds=\([0-9.]*\).*/offered=\1\ndelivered=\2\ndropped=\3\nseconds=\4/p' "$dir/source.log"
 	grep -E '^(guest_|knob_)[a-z0-9_]*=' "$dir/guest.log" || true
@@ -349,6 +366,14 @@ tables() {
 	} >"$out/tables.txt"
 }
 
+# build_probe: the probe module for each kernel the settings boot.
+build_probe() {
+	local k
+	for k in $(for s in $settings; do setting_kernel "$s"; done | sort -u); do
+		"$VRB_ROOT/stap/build.sh" --kernel "$k" "$probe" >/dev/null
+	done
+}
+
 main() {
 	local r s rate ring n=0 total kv id first accel top
 	parse_args "$@"
@@ -356,6 +381,7 @@ main() {
 	kernel_check_source
 	stage "kernels" "$VRB_ROOT/scripts/build-kernels.sh" --variant all
 	stage "build vhost_src" build
+	[ -z "$probe" ] || stage "probe $probe" build_probe
 	accel=$(guest_accel "$VRB_ACCEL" "$(kernel_image stock)")
 	log "accelerator: ${accel%% *} (${accel#* })"
 	[ -n "$out" ] || out=$(results_new_dir B)
@@ -377,6 +403,7 @@ main() {
 		"repeats=$repeats" "down_after_s=${down_after:-never}"
 		"duration_s=$duration" "interval_ms=$interval" "rx_queue_sizes=$rings" "guest_load=$guest_load"
 		"ndr=steps $ndr_steps, tolerance ${ndr_tolerance}%, searches $ndr_repeats, top $top pps"
+		"probe=${probe:-none}"
 		"guest_vcpus=$VRB_GUEST_VCPUS" "guest_nic=virtio-net-pci vectors=0 (INTx; QEMU 7.2 TCG + vhost-user + MSI-X crashes)"
 		"source=bench/vhost_src/vhost_src (DPDK $(pkg-config --modversion libdpdk)), burst 32, 60-byte UDP frames")
 	results_csv_open "$out/trials.csv" "$TRIAL_COLS" "${meta[@]}"

@@ -1,0 +1,39 @@
+# shellcheck shell=bash
+# A systemtap probe module (stap/build.sh) around a piece of a workload, in
+# the guest. Source it; then probe_start KO [NAME=VALUE...] ... probe_stop.
+# The probe's output goes to a guest-local file and probe_stop prints it
+# (the guest's root is read-only: the host reads it from the guest's log).
+
+PROBE_PID='' PROBE_OUT=''
+
+# probe_start KO [NAME=VALUE...]: loads KO with staprun in the background
+# (module parameters: the probe's -G globals); returns once it is live.
+probe_start() {
+	local ko=$1 name
+	shift
+	[ -r "$ko" ] || { echo "probe: no module $ko" >&2; return 1; }
+	command -v staprun >/dev/null || { echo "probe: staprun not found (systemtap-runtime)" >&2; return 1; }
+	name=$(basename "$ko" .ko)
+	PROBE_OUT=$(mktemp)
+	staprun -o "$PROBE_OUT" "$ko" "$@" 2>"$PROBE_OUT.err" &
+	PROBE_PID=$!
+	for _ in $(seq 600); do
+		[ "$(cat "/sys/module/$name/initstate" 2>/dev/null)" != live ] || return 0
+		kill -0 "$PROBE_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$PROBE_OUT.err" >&2
+	echo "probe: $name did not load" >&2
+	return 1
+}
+
+# probe_stop: stops the probe (its end probe prints its summary), prints
+# its output.
+probe_stop() {
+	[ -n "$PROBE_PID" ] || return 0
+	kill -INT "$PROBE_PID"
+	wait "$PROBE_PID" || { cat "$PROBE_OUT.err" >&2; echo "probe: staprun failed" >&2; return 1; }
+	cat "$PROBE_OUT"
+	rm -f "$PROBE_OUT" "$PROBE_OUT.err"
+	PROBE_PID=''
+}

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Builds the systemtap probes in stap/ into kernel modules for the guest
+# kernels, on the host (stap -p4 against the kernel build tree); the guest
+# loads them with staprun. Incremental: a module is rebuilt only when its
+# script, the kernel build, stap or the runtime fix changed.
+set -euo pipefail
+VRB_PROG="stap/build.sh"
+# shellcheck source=lib/functions.sh
+. "$(dirname "$0")/../lib/functions.sh"
+# shellcheck source=lib/kernel.sh
+. "$VRB_ROOT/lib/kernel.sh"
+
+
+usage() {
+	cat <<EOF
+Usage: stap/build.sh [--kernel VARIANT] [PROBE...]
+
+Builds each PROBE (default: $VRB_PROBES) for the kernel VARIANT
+(stock, patched or all; default patched) into
+  \$VRB_CACHE/stap/VARIANT/vrb_PROBE.ko
+and prints the module paths. The kernels must be built
+(scripts/build-kernels.sh); their build trees get Module.symvers (make
+modules) the first time.
+
+systemtap 4.8's runtime calls task_work_cancel(), which 6.1.y stable
+renamed task_work_cancel_func() (backport of the 6.11 change): against
+such a kernel the probes build with a private copy of the runtime with
+that one name fixed (\$VRB_CACHE/stap/runtime); the system's files are
+never changed.
+
+  --kernel VARIANT   stock, patched or all (default patched)
+  -h, --help         this text
+EOF
+}
+
+# runtime_for SRC: the runtime dir stap must use for the kernel source SRC.
+runtime_for() {
+	local sys=/usr/share/systemtap/runtime rt=$VRB_CACHE/stap/runtime stamp
+	if ! grep -q 'task_work_cancel_func(struct task_struct' "$1/include/linux/task_work.h" ||
+		! grep -q 'typeof(&task_work_cancel)' "$sys/stp_task_work.c"; then
+		echo "$sys"
+		return 0
+	fi
+	stamp=$( (stap --version 2>&1 | head -n 1; sha256sum "$sys/stp_task_work.c") | sha256sum | cut -c1-16)
+	if [ "$(cat "$rt/.vrb-stamp" 2>/dev/null)" != "$stamp" ]; then
+		rm -rf "$rt.tmp"
+		mkdir -p "$(dirname "$rt")"
+		cp -r "$sys" "$rt.tmp"
+		sed -i 's/typeof(&task_work_cancel)/typeof(\&task_work_cancel_func)/; s/kallsyms_lookup_name("task_work_cancel")/kallsyms_lookup_name("task_work_cancel_func")/' \
+			"$rt.tmp/stp_task_work.c"
+		grep -q 'kallsyms_lookup_name("task_work_cancel_func")' "$rt.tmp/stp_task_work.c" ||
+			die "could not apply the task_work_cancel_func fix to a copy of $sys"
+		echo "$stamp" >"$rt.tmp/.vrb-stamp"
+		rm -rf "$rt"
+		mv "$rt.tmp" "$rt"
+		log "systemtap runtime copy with the task_work_cancel_func fix: $rt"
+	fi
+	echo "$rt"
+}
+
+# symvers VARIANT: the build tree's Module.symvers (stap builds an
+# out-of-tree module against it); made with "make modules" when missing.
+symvers() {
+	local src vars=()
+	src=$(kernel_workspace)/$1
+	[ ! -f "$src/out/Module.symvers" ] || return 0
+	mapfile -t vars < <(kernel_make_vars "$1")
+	log "$1: make modules (Module.symvers for out-of-tree modules)"
+	CCACHE_NOHASHDIR=1 make -C "$src" O=out "${vars[@]}" modules >"$src/out/vrb-modules.log" 2>&1 ||
+		{ tail -n 20 "$src/out/vrb-modules.log" >&2; die "$1: make modules failed"; }
+}
+
+# probe_args PROBE SRC: the arguments (@1 ...) PROBE takes, for the kernel
+# source tree SRC.
+probe_args() {
+	local line
+	case $1 in
+	vhost_batch)
+		# the "return rxq->tail;" line of vhost_net_buf_produce()
+		line=$(awk '/^static int vhost_net_buf_produce\(/ { f = 1 } f && /return rxq->tail;/ { print NR; exit }' \
+			"$2/drivers/vhost/net.c")
+		[ -n "$line" ] || die "vhost_batch: no 'return rxq->tail;' in vhost_net_buf_produce() of $2/drivers/vhost/net.c"
+		echo "vhost_net_buf_peek@drivers/vhost/net.c:$line"
+		;;
+	esac
+}
+
+# build_probe VARIANT PROBE: prints the module path.
+build_probe() {
+	local v=$1 p=$2 src out rt dir key guru=() args=() t0
+	src=$(kernel_workspace)/$v
+	out=$src/out
+	[ -f "$out/vmlinux" ] || die "$v kernel not built (scripts/build-kernels.sh --variant $v)"
+	rt=$(runtime_for "$src")
+	dir=$VRB_CACHE/stap/$v
+	mkdir -p "$dir"
+	# a probe whose #! line asks for guru mode (embedded C) gets -g
+	head -n 1 "$VRB_ROOT/stap/$p.stp" | grep -q -- ' -g' && guru=(-g)
+	mapfile -t args < <(probe_args "$p" "$src")
+	key=$( {
+		cat "$VRB_ROOT/stap/$p.stp"
+		echo "${args[*]}"
+		kv_get "$out/vrb-build-info" key
+		stap --version 2>&1 | head -n 1
+		cat "$rt/.vrb-stamp" 2>/dev/null || echo system
+		echo "${guru[*]}"
+	} | sha256sum | cut -c1-16)
+	if [ -f "$dir/vrb_$p.ko" ] && [ "$(cat "$dir/vrb_$p.key" 2>/dev/null)" = "$key" ]; then
+		echo "$dir/vrb_$p.ko"
+		return 0
+	fi
+	symvers "$v"
+	t0=$(date +%s)
+	log "$v: building probe $p (stap -p4)"
+	rm -f "$dir/vrb_$p.ko" "$dir/vrb_$p.key"
+	(cd "$dir" && stap "${guru[@]}" -R "$rt" -r "$out" -p4 -m "vrb_$p" "$VRB_ROOT/stap/$p.stp" "${args[@]}") \
+		>"$dir/vrb_$p.log" 2>&1 ||
+		{ tail -n 30 "$dir/vrb_$p.log" >&2; die "$v: probe $p does not build (log: $dir/vrb_$p.log)"; }
+	echo "$key" >"$dir/vrb_$p.key"
+	log "$v: probe $p built in $(($(date +%s) - t0))s"
+	echo "$dir/vrb_$p.ko"
+}
+
+main() {
+	local kernels=patched probes=() v p
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kernel) [ $# -ge 2 ] || die "$1 needs a value"; kernels=$2; shift 2 ;;
+		-h | --help) usage; exit 0 ;;
+		-*) usage >&2; die "unknown option '$1'" ;;
+		*) probes+=("$1"); shift ;;
+		esac
+	done
+	case $kernels in
+	stock | patched) ;;
+	all) kernels=$VRB_VARIANTS ;;
+	*) die "unknown kernel variant '$kernels' (stock, patched or all)" ;;
+	esac
+	[ "${#probes[@]}" -gt 0 ] || read -ra probes <<<"$VRB_PROBES"
+	for p in "${probes[@]}"; do
+		case " $VRB_PROBES " in
+		*" $p "*) ;;
+		*) die "unknown probe '$p' (known: $VRB_PROBES)" ;;
+		esac
+	done
+	need_cmd stap systemtap
+	for v in $kernels; do
+		for p in "${probes[@]}"; do build_probe "$v" "$p"; done
+	done
+}
+
+main "$@"
