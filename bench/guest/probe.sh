@@ -7,7 +7,9 @@
 PROBE_PID='' PROBE_OUT=''
 
 # probe_start KO [NAME=VALUE...]: loads KO with staprun in the background
-# (module parameters: the probe's -G globals); returns once it is live.
+# (module parameters: the probe's -G globals); returns once its probes are
+# armed: its begin probe printed "NAME: start" (a loaded module is not
+# enough: systemtap arms the probes when stapio starts the session).
 probe_start() {
 	local ko=$1 name
 	shift
@@ -18,7 +20,7 @@ probe_start() {
 	staprun -o "$PROBE_OUT" "$ko" "$@" 2>"$PROBE_OUT.err" &
 	PROBE_PID=$!
 	for _ in $(seq 600); do
-		[ "$(cat "/sys/module/$name/initstate" 2>/dev/null)" != live ] || return 0
+		! grep -q ': start$' "$PROBE_OUT" 2>/dev/null || return 0
 		kill -0 "$PROBE_PID" 2>/dev/null || break
 		sleep 0.1
 	done

@@ -7,6 +7,7 @@
 # its used ring first), and prints one line per trial:
 #   trial=ID key=value ...  (pktgen's sent count and pps, the driver's totals)
 # Usage: guest-a.sh [--probe KO] VHOST_DRV COUNT SIZE RING MODE TRIAL...
+#   MODE: poll, event, or paced:PPS (vhost_drv --mode paced --rate PPS).
 #   TRIAL: ID:RX_BATCH:ZERO_BATCH:TXQLEN; RX_BATCH and ZERO_BATCH "-" to
 #          leave the knob alone (the stock kernel has neither).
 #   --probe KO: a systemtap probe module (stap/build.sh) loaded around each
@@ -15,7 +16,8 @@ set -euo pipefail
 probe=''
 if [ "${1:-}" = --probe ]; then probe=$2; shift 2; fi
 [ $# -ge 6 ] || { echo "usage: guest-a.sh [--probe KO] VHOST_DRV COUNT SIZE RING MODE TRIAL..." >&2; exit 2; }
-drv=$1 count=$2 size=$3 ring=$4 mode=$5
+drv=$1 count=$2 size=$3 ring=$4 mode=(--mode "$5")
+[[ "$5" != paced:* ]] || mode=(--mode paced --rate "${5#paced:}")
 shift 5
 # shellcheck source=bench/guest/pktgen.sh
 . "$(dirname "$0")/../guest/pktgen.sh"
@@ -39,7 +41,7 @@ trial() {
 	knob $RX "$rxb"
 	knob $ZB "$zb"
 	[ -z "$probe" ] || probe_start "$probe"
-	"$drv" --tap $TAP --ring "$ring" --mode "$mode" --txqlen "$qlen" --cpu 0 \
+	"$drv" --tap $TAP --ring "$ring" "${mode[@]}" --txqlen "$qlen" --cpu 0 \
 		>"$log" 2>&1 &
 	pid=$!
 	for _ in $(seq 300); do
@@ -63,7 +65,11 @@ trial() {
 	done
 	kill -TERM "$pid"
 	wait "$pid" || { cat "$log" >&2; echo "guest-a: vhost_drv failed" >&2; return 1; }
-	[ -z "$probe" ] || probe_stop | sed "s/^/probe[$id] /"
+	if [ -n "$probe" ]; then
+		# not in a pipeline: probe_stop waits for staprun, a child of this shell
+		probe_stop >"$work/probe-$id.txt"
+		sed "s/^/probe[$id] /" "$work/probe-$id.txt"
+	fi
 	echo "trial=$id rx_batch=$(cat $RX 2>/dev/null || echo 64) zero_batch=$(cat $ZB 2>/dev/null || echo 0)" \
 		"txqlen=$qlen pktgen_sent=$sent pktgen_errors=${errors:-0} pktgen_pps=${pps:-0}" \
 		"$(sed -n 's/^vhost_drv: totals: //p' "$log")"

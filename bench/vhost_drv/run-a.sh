@@ -53,7 +53,8 @@ Settings:
   --count N          frames pktgen gets through per trial (default: $count)
   --size B           frame size, 60-1514 (default: $size)
   --ring N           vhost_drv's rx ring size, a power of 2, 2-32768 (default: $ring)
-  --mode M           vhost_drv's mode: poll or event (default: $mode)
+  --mode M           vhost_drv's mode: poll, event, or paced:PPS (harvests at
+                     most PPS buffers a second: a slow guest) (default: $mode)
   --probe NAME       run systemtap probe NAME (stap/NAME.stp: $VRB_PROBES)
                      around every trial; its output goes to
                      probes/REPEAT-SETTING-TXQLEN-NAME.txt and, summaries
@@ -92,7 +93,11 @@ parse_args() {
 	check_range --size "$size" 60 1514
 	check_range --ring "$ring" 2 32768
 	[ $((ring & (ring - 1))) -eq 0 ] || die "--ring must be a power of 2, not '$ring'"
-	case $mode in poll | event) ;; *) die "--mode must be poll or event, not '$mode'" ;; esac
+	case $mode in
+	poll | event) ;;
+	paced:*) check_range "--mode paced:PPS" "${mode#paced:}" 1 1000000000 ;;
+	*) die "--mode must be poll, event or paced:PPS, not '$mode'" ;;
+	esac
 	if [ -n "$probe" ]; then
 		case " $VRB_PROBES " in
 		*" $probe "*) ;;

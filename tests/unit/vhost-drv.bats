@@ -58,7 +58,9 @@ setup() {
 	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --ring 300
 	[[ "$output" == *"--ring must be a power of 2"* ]]
 	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --mode paced
-	[[ "$output" == *"--mode must be poll or event"* ]]
+	[[ "$output" == *"--mode must be poll, event or paced:PPS"* ]]
+	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --mode paced:0
+	[[ "$output" == *"--mode paced:PPS must be an integer from 1"* ]]
 	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --size 59
 	[[ "$output" == *"--size must be an integer from 60 to 1514"* ]]
 	[ ! -e "$VRB_CACHE" ]

@@ -41,7 +41,8 @@ field() {
 }
 
 @test "tun_ring_full: a small tap ring overfilled; the probe's drops are the tap's tx_dropped" {
-	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings b1 --txqlens 64 --repeats 1 --count 3000 \
+	# a slow guest (2000 buffers a second) behind a 64-entry tap ring
+	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings b1 --txqlens 64 --repeats 1 --count 3000 --mode paced:2000 \
 		--probe tun_ring_full --out "$BATS_TEST_TMPDIR/a"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -94,12 +95,12 @@ field() {
 	[ "$(field "$line" avail_idx)" -eq "$(field "$line" used_idx)" ]
 	[ "$(field "$line" hist | tr ',' '\n' | wc -l)" -le 5 ]
 	events=$(grep '^avail_exhaust: summary rxq=0 ' "$out" | tr ' ' '\n' | sed -n 's/^events=//p')
-	# the patch's ethtool counter tests the same condition a few instructions
-	# later (in virtnet_receive), while the device keeps using buffers: the
-	# two agree to within a tenth
+	# the patch's ethtool counter tests the same condition a little later in
+	# the same poll (virtnet_receive); in between the device can only use
+	# more buffers, not get new ones: every poll the probe calls exhausted,
+	# the counter counts too
 	[ "$events" -gt 0 ]
-	[ $((events - starved)) -le $((starved / 10 + 2)) ]
-	[ $((starved - events)) -le $((starved / 10 + 2)) ]
+	[ "$events" -le "$starved" ]
 	grep -q '^avail_exhaust: num_free rxq=0 when=event ' "$out"
 
 	IFS=, read -r _ _ _ _ _ _ _ _ _ _ _ refills refill_bufs _ < <(rows "$BATS_TEST_TMPDIR/b-refill/trials.csv")
