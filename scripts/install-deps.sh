@@ -13,6 +13,8 @@ PACKAGES=(
 	qemu-system-x86 iproute2 ethtool procps
 	# workload B's vhost-user source
 	libdpdk-dev pkg-config
+	# probes (stap/): stap builds on the host, staprun loads in the guest
+	systemtap systemtap-runtime
 	# tests
 	bats shellcheck perl
 )
