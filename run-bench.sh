@@ -10,6 +10,8 @@ export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$
 . "$VRB_ROOT/lib/kernel.sh"
 # shellcheck source=lib/results.sh
 . "$VRB_ROOT/lib/results.sh"
+# shellcheck source=lib/workload.sh
+. "$VRB_ROOT/lib/workload.sh"
 
 WORKLOADS="boot ptr_ring A B"
 # Workloads that boot guests (and so need the kernels built).
@@ -105,10 +107,7 @@ parse_args() {
 	fi
 	[ "${#workloads[@]}" -gt 0 ] || read -ra workloads <<<"$WORKLOADS"
 	if [ -n "$probe" ]; then
-		case " $VRB_PROBES " in
-		*" $probe "*) ;;
-		*) die "unknown probe '$probe' (known: $VRB_PROBES)" ;;
-		esac
+		check_probe "$probe"
 		workload_probe=(--probe "$probe")
 	fi
 	[ -z "$repeats" ] || check_range --repeats "$repeats" 1 1000

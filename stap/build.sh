@@ -9,6 +9,8 @@ VRB_PROG="stap/build.sh"
 . "$(dirname "$0")/../lib/functions.sh"
 # shellcheck source=lib/kernel.sh
 . "$VRB_ROOT/lib/kernel.sh"
+# shellcheck source=lib/workload.sh
+. "$VRB_ROOT/lib/workload.sh"
 
 
 usage() {
@@ -138,10 +140,7 @@ main() {
 	esac
 	[ "${#probes[@]}" -gt 0 ] || read -ra probes <<<"$VRB_PROBES"
 	for p in "${probes[@]}"; do
-		case " $VRB_PROBES " in
-		*" $p "*) ;;
-		*) die "unknown probe '$p' (known: $VRB_PROBES)" ;;
-		esac
+		check_probe "$p"
 	done
 	need_cmd stap systemtap
 	for v in $kernels; do

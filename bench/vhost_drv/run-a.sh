@@ -13,6 +13,8 @@ export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$
 . "$VRB_ROOT/lib/results.sh"
 # shellcheck source=lib/guest.sh
 . "$VRB_ROOT/lib/guest.sh"
+# shellcheck source=lib/workload.sh
+. "$VRB_ROOT/lib/workload.sh"
 
 settings="stock b1 b2 b4 b8 b16 b32 b64 b128 b256 z1b1 z1b64"
 txqlens="64 500 1000"
@@ -98,16 +100,7 @@ parse_args() {
 	paced:*) check_range "--mode paced:PPS" "${mode#paced:}" 1 1000000000 ;;
 	*) die "--mode must be poll, event or paced:PPS, not '$mode'" ;;
 	esac
-	if [ -n "$probe" ]; then
-		case " $VRB_PROBES " in
-		*" $probe "*) ;;
-		*) die "unknown probe '$probe' (known: $VRB_PROBES)" ;;
-		esac
-	fi
-}
-
-setting_kernel() {
-	if [ "$1" = stock ]; then echo stock; else echo patched; fi
+	[ -z "$probe" ] || check_probe "$probe"
 }
 
 # setting_knobs NAME: "RX_BATCH:ZERO_BATCH" ("-" leaves a knob alone).
@@ -181,13 +174,6 @@ row() {
 	}' <<<"$4"
 }
 
-# rotate N WORD...: the words, starting from the Nth (cyclically).
-rotate() {
-	local r=$1
-	shift
-	printf '%s\n' "$@" | awk -v r="$r" '{ a[NR] = $0 } END { for (i = 0; i < NR; i++) print a[(i + r - 1) % NR + 1] }'
-}
-
 # summary: medians per (setting, txqlen) of pps, xmit, dropped, total and
 # drop %; pps and drop % as ratios to stock at the same txqlen.
 summary() {
@@ -239,14 +225,6 @@ tables() {
 	} >"$out/tables.txt"
 }
 
-# build_probe: the probe module for each kernel the settings boot.
-build_probe() {
-	local k
-	for k in $(for s in $settings; do setting_kernel "$s"; done | sort -u); do
-		"$VRB_ROOT/stap/build.sh" --kernel "$k" "$probe" >/dev/null
-	done
-}
-
 main() {
 	local r k s q accel trials kernels
 	parse_args "$@"
@@ -254,7 +232,8 @@ main() {
 	kernel_check_source
 	stage "kernels" "$VRB_ROOT/scripts/build-kernels.sh" --variant all
 	stage "build vhost_drv" build
-	[ -z "$probe" ] || stage "probe $probe" build_probe
+	# shellcheck disable=SC2086 # a word list
+	[ -z "$probe" ] || stage "probe $probe" build_probe_for "$probe" $settings
 	accel=$(guest_accel "$VRB_ACCEL" "$(kernel_image stock)")
 	log "accelerator: ${accel%% *} (${accel#* })"
 	[ -n "$out" ] || out=$(results_new_dir A)

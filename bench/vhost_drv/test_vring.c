@@ -12,19 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "pktgen_frame.h"
 #include "vring.h"
 
 static int failed, passed;
-
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			fprintf(stderr, "%s:%d: %s: check failed: %s\n", __FILE__,   \
-				__LINE__, __func__, #cond);                          \
-			return 1;                                                    \
-		}                                                                    \
-	} while (0)
 
 /* A device: reads avail entries, completes them into the used ring. */
 struct dev {

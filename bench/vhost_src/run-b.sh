@@ -14,6 +14,8 @@ export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$
 . "$VRB_ROOT/lib/results.sh"
 # shellcheck source=lib/guest.sh
 . "$VRB_ROOT/lib/guest.sh"
+# shellcheck source=lib/workload.sh
+. "$VRB_ROOT/lib/workload.sh"
 
 settings="stock auto legacy mn16 mn64 cap64"
 rates=''
@@ -138,19 +140,10 @@ parse_args() {
 	check_range --ndr-repeats "$ndr_repeats" 1 100
 	[ -z "$ndr_max" ] || check_range --ndr-max "$ndr_max" 2 100000000
 	[ -z "$down_after" ] || check_range --down-after "$down_after" 1 3600
-	if [ -n "$probe" ]; then
-		case " $VRB_PROBES " in
-		*" $probe "*) ;;
-		*) die "unknown probe '$probe' (known: $VRB_PROBES)" ;;
-		esac
-	fi
+	[ -z "$probe" ] || check_probe "$probe"
 }
 
-# setting_kernel NAME / setting_knobs NAME: what a setting boots and sets.
-setting_kernel() {
-	if [ "$1" = stock ]; then echo stock; else echo patched; fi
-}
-
+# setting_knobs NAME: the virtio_net knobs a setting sets ("-": none).
 setting_knobs() {
 	case $1 in
 	stock) echo - ;;
@@ -242,13 +235,6 @@ run_trial() {
 	row=$(trial_row "$2" "$3" "$4" "$5" "$kv")
 	echo "$row" >>"$6"
 	echo "$row"
-}
-
-# rotate N WORD...: the words, starting from the Nth (cyclically).
-rotate() {
-	local r=$1
-	shift
-	printf '%s\n' "$@" | awk -v r="$r" '{ a[NR] = $0 } END { for (i = 0; i < NR; i++) print a[(i + r - 1) % NR + 1] }'
 }
 
 # summary TRIALS: medians per (setting, ring, rate): drop %, delivered pps,
@@ -366,14 +352,6 @@ tables() {
 	} >"$out/tables.txt"
 }
 
-# build_probe: the probe module for each kernel the settings boot.
-build_probe() {
-	local k
-	for k in $(for s in $settings; do setting_kernel "$s"; done | sort -u); do
-		"$VRB_ROOT/stap/build.sh" --kernel "$k" "$probe" >/dev/null
-	done
-}
-
 main() {
 	local r s rate ring n=0 total kv id first accel top
 	parse_args "$@"
@@ -381,7 +359,8 @@ main() {
 	kernel_check_source
 	stage "kernels" "$VRB_ROOT/scripts/build-kernels.sh" --variant all
 	stage "build vhost_src" build
-	[ -z "$probe" ] || stage "probe $probe" build_probe
+	# shellcheck disable=SC2086 # a word list
+	[ -z "$probe" ] || stage "probe $probe" build_probe_for "$probe" $settings
 	accel=$(guest_accel "$VRB_ACCEL" "$(kernel_image stock)")
 	log "accelerator: ${accel%% *} (${accel#* })"
 	[ -n "$out" ] || out=$(results_new_dir B)

@@ -7,20 +7,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "frame.h"
 #include "interval.h"
 #include "pace.h"
 
 static int failed, passed;
-
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			fprintf(stderr, "%s:%d: %s: check failed: %s\n", __FILE__,   \
-				__LINE__, __func__, #cond);                          \
-			return 1;                                                    \
-		}                                                                    \
-	} while (0)
 
 static int test_pace_rate(void)
 {

@@ -19,10 +19,6 @@ setup() {
 	real_workspace
 }
 
-rows() {
-	grep -v '^#' "$1" | tail -n +2
-}
-
 # field LINE KEY: the value of KEY=value in a probe's output line.
 field() {
 	tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"

@@ -17,3 +17,8 @@ real_workspace() {
 	load_libs
 	export VRB_CACHE=$VRB_ROOT/.cache VRB_PATCHES=$VRB_ROOT/patches
 }
+
+# rows CSV: the data rows of a result CSV (no metadata, no header).
+rows() {
+	grep -v '^#' "$1" | tail -n +2
+}

@@ -14,10 +14,6 @@ setup() {
 	real_workspace
 }
 
-rows() {
-	grep -v '^#' "$1" | tail -n +2
-}
-
 @test "frames flow end to end and the counters add up (stock, rx batch 8, zeroing batch 1)" {
 	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings "stock b8 z1b1" --txqlens 64 --repeats 1 \
 		--count 5000 --out "$BATS_TEST_TMPDIR/a"

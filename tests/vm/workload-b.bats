@@ -14,11 +14,6 @@ setup() {
 	real_workspace
 }
 
-# rows CSV: the data rows of a result CSV.
-rows() {
-	grep -v '^#' "$1" | tail -n +2
-}
-
 @test "frames reach the guest: delivered = guest rx packets, offered = delivered + dropped" {
 	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --settings "stock auto" --rates 5000 --repeats 1 \
 		--duration 2 --rings 256 --ndr-steps 0 --out "$BATS_TEST_TMPDIR/b"
