@@ -30,12 +30,15 @@ probe_start() {
 }
 
 # probe_stop: stops the probe (its end probe prints its summary), prints
-# its output.
+# its output, then what staprun said on stderr (systemtap's own warnings,
+# e.g. "WARNING: Number of errors: 0, skipped probes: N": a count that
+# missed events), each line prefixed "stap: ".
 probe_stop() {
 	[ -n "$PROBE_PID" ] || return 0
 	kill -INT "$PROBE_PID"
 	wait "$PROBE_PID" || { cat "$PROBE_OUT.err" >&2; echo "probe: staprun failed" >&2; return 1; }
 	cat "$PROBE_OUT"
+	sed 's/^/stap: /' "$PROBE_OUT.err"
 	rm -f "$PROBE_OUT" "$PROBE_OUT.err"
 	PROBE_PID=''
 }

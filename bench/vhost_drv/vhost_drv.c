@@ -11,8 +11,8 @@
  * kick/call eventfds, attaches the tap, posts rx buffers, and harvests the
  * used ring and reposts, counting packets (and pktgen's among them) and
  * bytes. Modes: poll (as fast as it can, calls suppressed), event (sleeps
- * on the call eventfd), paced (takes at most RATE used buffers per second:
- * a slow guest). Counters on SIGUSR1 and at exit (after draining what
+ * on the call eventfd), paced (takes at most RATE used buffers per second,
+ * at most a NAPI budget at once however long it was idle: a slow guest). Counters on SIGUSR1 and at exit (after draining what
  * vhost-net completed), with the tap's tx counters (read before the tap
  * goes away).
  *
@@ -40,6 +40,8 @@
 #include "vring.h"
 
 #define HDR_LEN 12	/* virtio_net_hdr_mrg_rxbuf: VIRTIO_F_VERSION_1 */
+/* paced mode: most buffers owed at once, a NAPI budget (an idle guest banks no more) */
+#define PACED_DEPTH 64
 
 enum mode { MODE_POLL, MODE_EVENT, MODE_PACED };
 
@@ -78,7 +80,7 @@ static void usage(FILE *f)
 		"  --tap NAME        tap to create (default vtap0)\n"
 		"  --ring N          rx (and tx) vring size, a power of 2, 2-32768 (default 256)\n"
 		"  --mode M          poll, event or paced (default poll)\n"
-		"  --rate PPS        paced mode: buffers harvested per second\n"
+		"  --rate PPS        paced mode: buffers harvested per second (64 at most at once)\n"
 		"  --txqlen N        the tap's tx_queue_len (its ptr_ring), 1-65536 (default: the tap's)\n"
 		"  --buf-size B      bytes per rx buffer, 128-65536 (default 2048)\n"
 		"  --cpu N           pin to CPU N\n"
@@ -325,7 +327,7 @@ static int run(struct driver *d)
 	unsigned int spins = 0;
 
 	end = d->o.duration ? t0 + (uint64_t)(d->o.duration * 1e9) : UINT64_MAX;
-	pace_init(&pace, 1000000000ULL, t0, d->o.rate);
+	pace_init(&pace, 1000000000ULL, t0, d->o.rate, PACED_DEPTH);
 	while (!stop_flag) {
 		uint32_t max = UINT32_MAX;
 		int n;

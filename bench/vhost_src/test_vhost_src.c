@@ -20,7 +20,7 @@ static int test_pace_rate(void)
 	struct pace p;
 	uint64_t sent = 0;
 
-	pace_init(&p, hz, 1000, 100000);	/* 100 kpps */
+	pace_init(&p, hz, 1000, 100000, 0);	/* 100 kpps */
 	CHECK(pace_take(&p, 1000, 32) == 0);	/* nothing due at the start */
 	/* one second in steps of 10 us: every frame due, never more than 32 at once */
 	for (uint64_t t = 1000; t <= 1000 + hz; t += hz / 100000) {
@@ -38,7 +38,7 @@ static int test_pace_catch_up(void)
 {
 	struct pace p;
 
-	pace_init(&p, 1000, 0, 1000);		/* one frame per tick */
+	pace_init(&p, 1000, 0, 1000, 0);	/* one frame per tick */
 	CHECK(pace_take(&p, 100, 32) == 32);	/* 100 due, burst-limited */
 	CHECK(pace_take(&p, 100, 32) == 32);
 	CHECK(pace_take(&p, 100, 64) == 36);	/* the rest */
@@ -47,12 +47,27 @@ static int test_pace_catch_up(void)
 	return 0;
 }
 
+static int test_pace_depth(void)
+{
+	struct pace p;
+
+	pace_init(&p, 1000, 0, 1000, 16);	/* one frame per tick, 16 banked at most */
+	CHECK(pace_take(&p, 100, 64) == 16);	/* idle for 100: only 16 owed */
+	CHECK(pace_take(&p, 100, 64) == 0);
+	CHECK(pace_take(&p, 110, 4) == 4);	/* the rate holds after the idle stretch */
+	CHECK(pace_take(&p, 110, 64) == 6);
+	CHECK(pace_take(&p, 200, 8) == 8);	/* 90 idle: 16 owed, 8 taken */
+	CHECK(pace_take(&p, 201, 64) == 9);	/* the other 8 stayed owed, plus 1 */
+	CHECK(p.offered == 201);		/* taken + forgone = all due */
+	return 0;
+}
+
 static int test_pace_no_overflow(void)
 {
 	struct pace p;
 
 	/* 100 Mpps after 10 hours on a 4 GHz counter: ticks * rate overflows 64 bits */
-	pace_init(&p, 4000000000ULL, 0, 100000000);
+	pace_init(&p, 4000000000ULL, 0, 100000000, 0);
 	p.offered = 100000000ULL * 36000 - 10;
 	CHECK(pace_take(&p, 4000000000ULL * 36000, 256) == 10);
 	return 0;
@@ -120,7 +135,7 @@ static int test_interval(void)
 
 int main(void)
 {
-	int (*tests[])(void) = { test_pace_rate, test_pace_catch_up, test_pace_no_overflow,
+	int (*tests[])(void) = { test_pace_rate, test_pace_catch_up, test_pace_depth, test_pace_no_overflow,
 				 test_frame, test_mac, test_interval };
 
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {

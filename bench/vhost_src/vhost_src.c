@@ -252,7 +252,7 @@ static int run(const struct opts *o, int id, struct rte_mbuf **m, FILE *out)
 	step = hz * (uint64_t)o->interval_ms / 1000;
 	next = t0 + step;
 	end = t0 + hz * (uint64_t)o->duration;
-	pace_init(&p, hz, t0, o->rate);
+	pace_init(&p, hz, t0, o->rate, 0);
 	while (!stop && !atomic_load(&lost)) {
 		uint32_t n, got;
 

@@ -67,12 +67,14 @@ setup() {
 }
 
 @test "paths under the guest's tmpfs dirs are hidden from it, others are not" {
+	# a repo outside them (this clone may itself be under /tmp)
+	VRB_ROOT=/work/repo
 	guest_hidden /tmp
 	guest_hidden /tmp/x/y
 	guest_hidden /var/log/z
 	VRB_ROOT=/tmp/clone
 	guest_hidden /tmp/other
-	for p in /tmpx /work/main /var/lib / /tmp/clone /tmp/clone/tests; do
+	for p in /tmpx /work/repo /var/lib / /tmp/clone /tmp/clone/tests; do
 		run guest_hidden "$p"
 		[ "$status" -eq 1 ]
 	done
