@@ -52,7 +52,8 @@ Options:
   --results DIR      where result dirs go (default: $VRB_RESULTS)
   --probe NAME       run systemtap probe NAME (stap/NAME.stp) in the guests
                      of workloads A and B, its output next to their results
-                     ($VRB_PROBES)
+                     ($VRB_PROBES); NAME.bt runs its bpftrace twin
+                     (stap/bpftrace/NAME.bt) instead
   -h, --help         this text
 
 WORKLOAD-OPTIONS after "--" go to the one workload named (ptr_ring, A or B),

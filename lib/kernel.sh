@@ -180,6 +180,11 @@ kernel_image() {
 	echo "$(kernel_workspace)/$1/out/arch/x86/boot/bzImage"
 }
 
+# kernel_has_btf VARIANT: was VARIANT built with BTF (what bpftrace reads)?
+kernel_has_btf() {
+	grep -qx 'CONFIG_DEBUG_INFO_BTF=y' "$(kernel_workspace)/$1/out/.config" 2>/dev/null
+}
+
 kernel_build_info() {
 	echo "$(kernel_workspace)/$1/out/vrb-build-info"
 }

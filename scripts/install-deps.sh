@@ -15,6 +15,8 @@ PACKAGES=(
 	libdpdk-dev pkg-config
 	# probes (stap/): stap builds on the host, staprun loads in the guest
 	systemtap systemtap-runtime
+	# their bpftrace twins (stap/bpftrace/), and the kernel's BTF (pahole)
+	bpftrace dwarves
 	# tests
 	bats shellcheck perl
 )

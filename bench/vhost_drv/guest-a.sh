@@ -6,16 +6,17 @@
 # vhost-net took every frame the tap queued, stops the driver (which drains
 # its used ring first), and prints one line per trial:
 #   trial=ID key=value ...  (pktgen's sent count and pps, the driver's totals)
-# Usage: guest-a.sh [--probe KO] VHOST_DRV COUNT SIZE RING MODE TRIAL...
+# Usage: guest-a.sh [--probe FILE] VHOST_DRV COUNT SIZE RING MODE TRIAL...
 #   MODE: poll, event, or paced:PPS (vhost_drv --mode paced --rate PPS).
 #   TRIAL: ID:RX_BATCH:ZERO_BATCH:TXQLEN; RX_BATCH and ZERO_BATCH "-" to
 #          leave the knob alone (the stock kernel has neither).
-#   --probe KO: a systemtap probe module (stap/build.sh) loaded around each
-#          trial; its output lines are printed prefixed "probe[ID] ".
+#   --probe FILE: a probe (a systemtap module from stap/build.sh, or a
+#          bpftrace script from stap/bpftrace/) run around each trial; its
+#          output lines are printed prefixed "probe[ID] ".
 set -euo pipefail
 probe=''
 if [ "${1:-}" = --probe ]; then probe=$2; shift 2; fi
-[ $# -ge 6 ] || { echo "usage: guest-a.sh [--probe KO] VHOST_DRV COUNT SIZE RING MODE TRIAL..." >&2; exit 2; }
+[ $# -ge 6 ] || { echo "usage: guest-a.sh [--probe FILE] VHOST_DRV COUNT SIZE RING MODE TRIAL..." >&2; exit 2; }
 drv=$1 count=$2 size=$3 ring=$4 mode=(--mode "$5")
 [[ "$5" != paced:* ]] || mode=(--mode paced --rate "${5#paced:}")
 shift 5

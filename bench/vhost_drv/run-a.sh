@@ -57,7 +57,8 @@ Settings:
   --ring N           vhost_drv's rx ring size, a power of 2, 2-32768 (default: $ring)
   --mode M           vhost_drv's mode: poll, event, or paced:PPS (harvests at
                      most PPS buffers a second: a slow guest) (default: $mode)
-  --probe NAME       run systemtap probe NAME (stap/NAME.stp: $VRB_PROBES)
+  --probe NAME       run probe NAME ($VRB_PROBES): systemtap
+                     (stap/NAME.stp), or NAME.bt: its bpftrace twin (stap/bpftrace/)
                      around every trial; its output goes to
                      probes/REPEAT-SETTING-TXQLEN-NAME.txt and, summaries
                      with the trial named, to probe-NAME.txt
@@ -140,7 +141,7 @@ boot() {
 	done
 	dir=$out/boots/r$r-$kernel
 	mkdir -p "$dir"
-	[ -z "$probe" ] || pargs=(--probe "$VRB_CACHE/stap/$kernel/vrb_$probe.ko")
+	[ -z "$probe" ] || pargs=(--probe "$(probe_file "$probe" "$kernel")")
 	"$VRB_ROOT/scripts/guest-run.sh" --kernel "$kernel" --run-dir "$dir/guest" \
 		--timeout $((300 + 60 * $#)) -- "$VRB_ROOT/bench/vhost_drv/guest-a.sh" "${pargs[@]}" \
 		"$VRB_CACHE/vhost_drv/vhost_drv" "$count" "$size" "$ring" "$mode" "${gt[@]}" \
@@ -156,8 +157,8 @@ boot() {
 		if [ -n "$probe" ]; then
 			mkdir -p "$out/probes"
 			sed -n "s/^probe\[$s-$q\] //p" "$dir/guest.log" >"$out/probes/r$r-$s-$q-$probe.txt"
-			grep "^$probe: summary" "$out/probes/r$r-$s-$q-$probe.txt" |
-				sed "s/^/repeat=$r setting=$s txqlen=$q /" >>"$out/probe-$probe.txt" || true
+			probe_summary "$probe" "$out/probes/r$r-$s-$q-$probe.txt" |
+				sed "s/^/repeat=$r setting=$s txqlen=$q /" >>"$out/probe-$probe.txt"
 		fi
 	done
 }

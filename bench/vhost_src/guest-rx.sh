@@ -3,7 +3,7 @@
 # brings the (only) virtio-net interface up so that the driver posts its rx
 # buffers (which starts vhost_src's flood), and waits until the flood is
 # over; then prints the interface's rx counters as key=value lines.
-# Usage: guest-rx.sh [--load N] [--down FRAMES HOLD] [--probe KO] KNOBS [MAX_SECONDS]
+# Usage: guest-rx.sh [--load N] [--down FRAMES HOLD] [--probe FILE] KNOBS [MAX_SECONDS]
 #   KNOBS: "name=value ..." written to /sys/module/virtio_net/parameters/,
 #          or "-" for none (the stock kernel has none).
 #   --load N: N busy loops (one per vCPU, round robin) while the flood runs:
@@ -13,9 +13,10 @@
 #          arrived (the guest stops refilling: the source must count drops),
 #          then stay up HOLD more seconds for the source to finish. (A count,
 #          not a time: under TCG the guest's loop is slow and uneven.)
-#   --probe KO: a systemtap probe module (stap/build.sh) loaded before the
-#          interface comes up, stopped once the flood is over; its output
-#          is printed before the counters.
+#   --probe FILE: a probe (a systemtap module from stap/build.sh, or a
+#          bpftrace script from stap/bpftrace/) started before the interface
+#          comes up, stopped once the flood is over; its output is printed
+#          before the counters, each line prefixed "probe[rx] ".
 set -euo pipefail
 load=0 down_frames='' hold=5 probe=''
 while [ $# -gt 0 ]; do
@@ -26,7 +27,7 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-[ $# -ge 1 ] || { echo "usage: guest-rx.sh [--load N] [--down FRAMES HOLD] [--probe KO] KNOBS [MAX_SECONDS]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: guest-rx.sh [--load N] [--down FRAMES HOLD] [--probe FILE] KNOBS [MAX_SECONDS]" >&2; exit 2; }
 # shellcheck source=bench/guest/probe.sh
 . "$(dirname "$0")/../guest/probe.sh"
 knobs=$1 max=${2:-120}
@@ -84,7 +85,11 @@ while [ $((SECONDS - start)) -lt "$max" ]; do
 	fi
 done
 stop_load
-probe_stop
+if [ -n "$probe" ]; then
+	# not in a pipeline: probe_stop waits for the probe, a child of this shell
+	probe_stop >/tmp/probe-rx.txt
+	sed 's/^/probe[rx] /' /tmp/probe-rx.txt
+fi
 [ -n "$first" ] || { echo "guest-rx: no frame arrived in $max s" >&2; exit 1; }
 
 echo "guest_rx_packets=$(rx)"

@@ -81,7 +81,8 @@ Settings (kernel and virtio_net knobs):
   --down-after S     take the guest's interface down once it received S
                      seconds' worth of frames: a guest that stops
                      refilling (a test)
-  --probe NAME       run systemtap probe NAME (stap/NAME.stp: $VRB_PROBES)
+  --probe NAME       run probe NAME ($VRB_PROBES): systemtap
+                     (stap/NAME.stp), or NAME.bt: its bpftrace twin (stap/bpftrace/)
                      in every trial's guest; its output goes to
                      trials/ID/probe-NAME.txt and, summaries with the trial
                      named, to probe-NAME.txt
@@ -180,7 +181,7 @@ trial() {
 	[ -S "$sock" ] || { cat "$dir/source.log" >&2; die "vhost_src did not create $sock"; }
 	gargs=(--load "$guest_load")
 	[ -z "$down" ] || gargs+=(--down "$down" "$duration")
-	[ -z "$probe" ] || gargs+=(--probe "$VRB_CACHE/stap/$(setting_kernel "$setting")/vrb_$probe.ko")
+	[ -z "$probe" ] || gargs+=(--probe "$(probe_file "$probe" "$(setting_kernel "$setting")")")
 	# vectors=0: QEMU 7.2 under TCG crashes starting vhost-user with MSI-X
 	# (msix_set_vector_notifiers); INTx works.
 	"$VRB_ROOT/scripts/guest-run.sh" --kernel "$(setting_kernel "$setting")" --run-dir "$dir/guest" \
@@ -196,8 +197,8 @@ trial() {
 		die "trial $id ($setting, ring $ring, $rate pps): the guest failed (status $rc); see $dir"
 	fi
 	if [ -n "$probe" ]; then
-		grep "^$probe: " "$dir/guest.log" >"$dir/probe-$probe.txt" || true
-		grep "^$probe: summary" "$dir/guest.log" | sed "s/^/trial=$id /" >>"$out/probe-$probe.txt" || true
+		sed -n 's/^probe\[rx\] //p' "$dir/guest.log" >"$dir/probe-$probe.txt"
+		probe_summary "$probe" "$dir/probe-$probe.txt" | sed "s/^/trial=$id /" >>"$out/probe-$probe.txt"
 	fi
 	sed -n 's/^vhost_src: totals: offered=\([0-9]*\) delivered=\([0-9]*\) dropped=\([0-9]*\) seconds=\([0-9.]*\).*/offered=\1\ndelivered=\2\ndropped=\3\nseconds=\4/p' "$dir/source.log"
 	grep -E '^(guest_|knob_)[a-z0-9_]*=' "$dir/guest.log" || true

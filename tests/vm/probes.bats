@@ -3,7 +3,7 @@
 # build tree (with the runtime fix systemtap 4.8 needs for 6.1.y), and in a
 # guest each reports the event it is for, caused on purpose; where the
 # patched kernel counts the same thing (ethtool, tap counters), the two
-# must agree exactly.
+# must agree exactly. The same for their bpftrace twins (stap/bpftrace/).
 
 load vm_helpers
 
@@ -24,12 +24,20 @@ field() {
 	tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"
 }
 
-# no_skips FILE: systemtap warned of nothing in a probe's output (a skipped
-# probe is an event missing from its counts).
+# no_skips FILE: systemtap or bpftrace warned of nothing in a probe's output
+# (a skipped probe or a lost event is missing from the counts): no "stap: "
+# line, no bpftrace error, lost event or warning - except bpftrace's "FUNC
+# is not traceable" (it checks kprobe targets against the function
+# tracer's list, and the guest kernel has no CONFIG_FUNCTION_TRACER; the
+# kprobes attach all the same) and the source lines it quotes.
 no_skips() {
-	if grep '^stap: ' "$1"; then
-		return 1
-	fi
+	awk '/^stap: / || (/^bpftrace: / && (/ERROR|[Ll]ost/ || (/WARNING/ && !/ is not traceable /))) { print; bad = 1 }
+		END { exit bad }' "$1"
+}
+
+# map_value FILE MAP KEY: the value of bpftrace's "@MAP[KEY]: value" line.
+map_value() {
+	awk -v k="@$2[$3]:" '$0 ~ /^@/ && index($0, k) == 1 { print $NF; n++ } END { exit n != 1 }' "$1"
 }
 
 @test "every probe builds against the patched kernel, and is not rebuilt when nothing changed" {
@@ -123,4 +131,87 @@ no_skips() {
 	[ "$bufs" -eq "$refill_bufs" ]
 	grep -q '^refill: summary rxq=0 ctx=napi ' "$out"
 	grep -q '^refill: hist rxq=0 what=ns ' "$out"
+}
+
+@test "bpftrace twins: the kernels have BTF, and struct receive_queue's napi is where avail_exhaust.bt looks" {
+	local v
+	for v in $VRB_VARIANTS; do
+		kernel_has_btf "$v"
+	done
+	run pahole -C receive_queue "$(kernel_workspace)/patched/out/vmlinux"
+	[ "$status" -eq 0 ]
+	[[ "${lines[2]}" =~ ^[[:space:]]*struct\ napi_struct[[:space:]]+napi\ .*/\*[[:space:]]+8[[:space:]] ]]
+	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --probe nope.bt --check-args
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"unknown probe 'nope.bt'"* ]]
+}
+
+@test "tun_ring_full.bt: a small tap ring overfilled; the twin's drops are the tap's tx_dropped" {
+	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings b1 --txqlens 64 --repeats 1 --count 3000 --mode paced:2000 \
+		--probe tun_ring_full.bt --out "$BATS_TEST_TMPDIR/a"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	local out=$BATS_TEST_TMPDIR/a/probes/r1-b1-64-tun_ring_full.bt.txt dropped
+	cat "$out"
+	no_skips "$out"
+	IFS=, read -r _ _ _ _ _ _ _ dropped _ < <(rows "$BATS_TEST_TMPDIR/a/trials.csv")
+	[ "$dropped" -gt 0 ]
+	[ "$(map_value "$out" drops "vtapA, 64")" -eq "$dropped" ]
+	grep -q '^tun_ring_full: interval t_ms=[0-9]*$' "$out"
+	grep -q '^@interval_drops\[vtapA\]: [1-9]' "$out"
+	grep -q '^repeat=1 setting=b1 txqlen=64 @drops\[vtapA, 64\]: ' "$BATS_TEST_TMPDIR/a/probe-tun_ring_full.bt.txt"
+}
+
+@test "vhost_batch.bt: batches never exceed rx_batch and add up to what the driver received" {
+	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings b8 --txqlens 64 --repeats 1 --count 3000 \
+		--probe vhost_batch.bt --out "$BATS_TEST_TMPDIR/a"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	local out=$BATS_TEST_TMPDIR/a/probes/r1-b8-64-vhost_batch.bt.txt rx vq
+	cat "$out"
+	no_skips "$out"
+	IFS=, read -r _ _ _ _ _ _ _ _ _ _ _ rx _ < <(rows "$BATS_TEST_TMPDIR/a/trials.csv")
+	# one vhost-net rx virtqueue
+	[ "$(grep -c '^@entries\[' "$out")" -eq 1 ]
+	vq=$(sed -n 's/^@entries\[\(-\{0,1\}[0-9]*\)\]: .*/\1/p' "$out")
+	[ "$(map_value "$out" entries "$vq")" -eq "$rx" ]
+	# no batch above vhost_net.rx_batch=8, and some batches above 1
+	awk -F'[][,]' '/^@fill\[/ { if ($3 + 0 > 8) exit 1 }' "$out"
+	grep -q "^@fill\[$vq, [2-8]\]: " "$out"
+}
+
+@test "avail_exhaust.bt and refill.bt: a flood above capacity exhausts the rx ring; counts agree with ethtool's" {
+	local p d out line events calls bufs
+	for p in avail_exhaust.bt refill.bt; do
+		d=$BATS_TEST_TMPDIR/b-$p
+		run "$VRB_ROOT/bench/vhost_src/run-b.sh" --settings auto --rates 400000 --repeats 1 --duration 2 \
+			--rings 256 --ndr-steps 0 --probe "$p" --out "$d"
+		echo "$output"
+		[ "$status" -eq 0 ]
+	done
+	IFS=, read -r _ _ _ _ _ _ _ _ _ _ _ _ _ starved _ < <(rows "$BATS_TEST_TMPDIR/b-avail_exhaust.bt/trials.csv")
+	out=$BATS_TEST_TMPDIR/b-avail_exhaust.bt/trials/r1-auto-256-400000/probe-avail_exhaust.bt.txt
+	head -n 5 "$out"
+	sed -n '/^avail_exhaust: summary/,$p' "$out"
+	no_skips "$out"
+	[ "$starved" -gt 0 ]
+	line=$(grep -m 1 '^avail_exhaust: event ' "$out")
+	[ "$(field "$line" ring)" -eq 256 ]
+	[ "$(field "$line" avail_idx)" -eq "$(field "$line" used_idx)" ]
+	[ "$(field "$line" hist | tr ',' '\n' | wc -l)" -eq 5 ]
+	[ "$(map_value "$out" ring 0)" -eq 256 ]
+	events=$(map_value "$out" events 0)
+	[ "$events" -gt 0 ]
+	[ "$events" -le "$starved" ]
+
+	IFS=, read -r _ _ _ _ _ _ _ _ _ _ _ refills refill_bufs _ < <(rows "$BATS_TEST_TMPDIR/b-refill.bt/trials.csv")
+	out=$BATS_TEST_TMPDIR/b-refill.bt/trials/r1-auto-256-400000/probe-refill.bt.txt
+	cat "$out"
+	no_skips "$out"
+	calls=$(awk -F': ' '/^@calls\[0, / { n += $2 } END { print n + 0 }' "$out")
+	bufs=$(awk -F': ' '/^@bufs\[0, / { n += $2 } END { print n + 0 }' "$out")
+	[ "$calls" -gt 0 ]
+	[ "$calls" -eq "$refills" ]
+	[ "$bufs" -eq "$refill_bufs" ]
+	grep -q '^@ns\[0\]: *$' "$out"
 }

@@ -1,0 +1,70 @@
+#!/usr/bin/env bats
+# lib/workload.sh: settings to kernels, rotation, and probes by name (a
+# systemtap probe or, as NAME.bt, its bpftrace twin).
+
+load helpers
+
+setup() {
+	load_libs
+	# shellcheck source=lib/workload.sh
+	. "$VRB_ROOT/lib/workload.sh"
+}
+
+@test "stock boots the stock kernel, every other setting the patched one" {
+	[ "$(setting_kernel stock)" = stock ]
+	[ "$(setting_kernel b8)" = patched ]
+	[ "$(setting_kernel auto)" = patched ]
+}
+
+@test "rotate starts at the Nth word, cyclically" {
+	[ "$(rotate 1 a b c | tr '\n' ' ')" = "a b c " ]
+	[ "$(rotate 2 a b c | tr '\n' ' ')" = "b c a " ]
+	[ "$(rotate 4 a b c | tr '\n' ' ')" = "a b c " ]
+}
+
+@test "every probe has a systemtap script and a bpftrace twin, and check_probe takes both" {
+	local p
+	for p in $VRB_PROBES; do
+		[ -f "$VRB_ROOT/stap/$p.stp" ]
+		[ -f "$VRB_ROOT/stap/bpftrace/$p.bt" ]
+		check_probe "$p"
+		check_probe "$p.bt"
+	done
+	for p in nope nope.bt refill.stp .bt; do
+		run check_probe "$p"
+		[ "$status" -ne 0 ]
+		[[ "$output" == *"unknown probe '$p'"* ]]
+	done
+}
+
+@test "a probe's name, and the file the guest loads for a kernel" {
+	[ "$(probe_name refill)" = refill ]
+	[ "$(probe_name refill.bt)" = refill ]
+	[ "$(probe_file refill stock)" = "$VRB_CACHE/stap/stock/vrb_refill.ko" ]
+	[ "$(probe_file refill.bt patched)" = "$VRB_ROOT/stap/bpftrace/refill.bt" ]
+}
+
+@test "a probe's summary is its output from the first summary line on" {
+	printf '%s\n' 'refill: start' 'refill: call x=1' 'refill: summary' '@calls[0, 2592]: 3' 'stap: WARNING' >"$BATS_TEST_TMPDIR/o"
+	run probe_summary refill.bt "$BATS_TEST_TMPDIR/o"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 3 ]
+	[ "${lines[0]}" = 'refill: summary' ]
+	[ "${lines[2]}" = 'stap: WARNING' ]
+	printf 'refill: start\n' >"$BATS_TEST_TMPDIR/o"
+	[ -z "$(probe_summary refill "$BATS_TEST_TMPDIR/o")" ]
+}
+
+@test "a bpftrace twin needs kernels built with BTF" {
+	mkdir -p "$(kernel_workspace)/stock/out" "$(kernel_workspace)/patched/out"
+	echo 'CONFIG_DEBUG_INFO_BTF=y' >"$(kernel_workspace)/patched/out/.config"
+	echo '# CONFIG_DEBUG_INFO_BTF is not set' >"$(kernel_workspace)/stock/out/.config"
+	kernel_has_btf patched
+	run kernel_has_btf stock
+	[ "$status" -eq 1 ]
+	run build_probe_for tun_ring_full.bt b8
+	[ "$status" -eq 0 ]
+	run build_probe_for tun_ring_full.bt stock b8
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"the stock kernel has no BTF"* ]]
+}
