@@ -49,6 +49,17 @@ probe_start() {
 probe_stop() {
 	[ -n "$PROBE_PID" ] || return 0
 	kill -INT "$PROBE_PID"
+	local t0=$SECONDS
+	while kill -0 "$PROBE_PID" 2>/dev/null && [ $((SECONDS - t0)) -lt 30 ]; do
+		sleep 0.1
+	done
+	if kill -0 "$PROBE_PID" 2>/dev/null; then
+		cat "$PROBE_OUT" "$PROBE_OUT.err" >&2
+		kill -KILL "$PROBE_PID"
+		PROBE_PID=''
+		echo "probe: $PROBE_TOOL did not stop within 30 s of SIGINT (killed; its output above)" >&2
+		return 1
+	fi
 	wait "$PROBE_PID" || { cat "$PROBE_OUT.err" >&2; echo "probe: $PROBE_TOOL failed" >&2; return 1; }
 	cat "$PROBE_OUT"
 	local pfx=bpftrace

@@ -29,6 +29,11 @@ ZB=/sys/module/tun/parameters/tx_ring_zero_batch
 TAP=vtapA
 work=$(mktemp -d)
 
+# step ID WHAT: a progress line on stderr (where a stuck trial stopped).
+step() {
+	echo "guest-a: $(cut -d' ' -f1 /proc/uptime)s trial $1: $2" >&2
+}
+
 # knob FILE VALUE: sets a module parameter ("-": leaves it).
 knob() {
 	[ "$2" != - ] || return 0
@@ -41,7 +46,11 @@ trial() {
 	local id=$1 rxb=$2 zb=$3 qlen=$4 log=$work/drv-$1.log pid sent errors pps
 	knob $RX "$rxb"
 	knob $ZB "$zb"
-	[ -z "$probe" ] || probe_start "$probe"
+	if [ -n "$probe" ]; then
+		step "$id" "starting probe $(basename "$probe")"
+		probe_start "$probe"
+	fi
+	step "$id" "starting vhost_drv"
 	"$drv" --tap $TAP --ring "$ring" "${mode[@]}" --txqlen "$qlen" --cpu 0 \
 		>"$log" 2>&1 &
 	pid=$!
@@ -51,6 +60,7 @@ trial() {
 		sleep 0.1
 	done
 	grep -q '^vhost_drv: ready' "$log" || { cat "$log" >&2; echo "guest-a: vhost_drv did not start" >&2; return 1; }
+	step "$id" "pktgen: $count frames"
 	pg_reset
 	pg_setup $TAP 1 "$count" 0 "$size" 02:00:00:00:00:01
 	pg_start
@@ -64,10 +74,12 @@ trial() {
 		[ "$(cat /sys/class/net/$TAP/statistics/tx_packets)" -lt "$sent" ] || break
 		sleep 0.1
 	done
+	step "$id" "stopping vhost_drv"
 	kill -TERM "$pid"
 	wait "$pid" || { cat "$log" >&2; echo "guest-a: vhost_drv failed" >&2; return 1; }
 	if [ -n "$probe" ]; then
-		# not in a pipeline: probe_stop waits for staprun, a child of this shell
+		step "$id" "stopping the probe"
+		# not in a pipeline: probe_stop waits for the probe, a child of this shell
 		probe_stop >"$work/probe-$id.txt"
 		sed "s/^/probe[$id] /" "$work/probe-$id.txt"
 	fi

@@ -40,6 +40,37 @@ map_value() {
 	awk -v k="@$2[$3]:" '$0 ~ /^@/ && index($0, k) == 1 { print $NF; n++ } END { exit n != 1 }' "$1"
 }
 
+# overfill_tap PROBE: workload A with PROBE: a slow guest (vhost_drv
+# harvesting 2000 buffers a second) behind a 64-entry tap ring, so the
+# tap drops; results in $BATS_TEST_TMPDIR/a.
+overfill_tap() {
+	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings b1 --txqlens 64 --repeats 1 --count 3000 --mode paced:2000 \
+		--probe "$1" --out "$BATS_TEST_TMPDIR/a"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+# batch8 PROBE: workload A with PROBE at vhost_net.rx_batch 8; results in
+# $BATS_TEST_TMPDIR/a.
+batch8() {
+	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings b8 --txqlens 64 --repeats 1 --count 3000 \
+		--probe "$1" --out "$BATS_TEST_TMPDIR/a"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+# flood PROBE...: workload B, 400 kpps (above what the guest takes) into a
+# 256-entry rx ring, once with each PROBE; results in $BATS_TEST_TMPDIR/b-PROBE.
+flood() {
+	local p
+	for p in "$@"; do
+		run "$VRB_ROOT/bench/vhost_src/run-b.sh" --settings auto --rates 400000 --repeats 1 --duration 2 \
+			--rings 256 --ndr-steps 0 --probe "$p" --out "$BATS_TEST_TMPDIR/b-$p"
+		echo "$output"
+		[ "$status" -eq 0 ]
+	done
+}
+
 @test "every probe builds against the patched kernel, and is not rebuilt when nothing changed" {
 	local p
 	for p in $VRB_PROBES; do
@@ -53,11 +84,7 @@ map_value() {
 }
 
 @test "tun_ring_full: a small tap ring overfilled; the probe's drops are the tap's tx_dropped" {
-	# a slow guest (2000 buffers a second) behind a 64-entry tap ring
-	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings b1 --txqlens 64 --repeats 1 --count 3000 --mode paced:2000 \
-		--probe tun_ring_full --out "$BATS_TEST_TMPDIR/a"
-	echo "$output"
-	[ "$status" -eq 0 ]
+	overfill_tap tun_ring_full
 	local out=$BATS_TEST_TMPDIR/a/probes/r1-b1-64-tun_ring_full.txt line
 	cat "$out"
 	no_skips "$out"
@@ -71,10 +98,7 @@ map_value() {
 }
 
 @test "vhost_batch: batches never exceed rx_batch and add up to what the driver received" {
-	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings b8 --txqlens 64 --repeats 1 --count 3000 \
-		--probe vhost_batch --out "$BATS_TEST_TMPDIR/a"
-	echo "$output"
-	[ "$status" -eq 0 ]
+	batch8 vhost_batch
 	local out=$BATS_TEST_TMPDIR/a/probes/r1-b8-64-vhost_batch.txt line rx entries
 	cat "$out"
 	no_skips "$out"
@@ -89,14 +113,8 @@ map_value() {
 }
 
 @test "avail_exhaust and refill: a flood above capacity exhausts the rx ring; counts agree with ethtool's" {
-	local p d out line events=0 calls=0 bufs=0
-	for p in avail_exhaust refill; do
-		d=$BATS_TEST_TMPDIR/b-$p
-		run "$VRB_ROOT/bench/vhost_src/run-b.sh" --settings auto --rates 400000 --repeats 1 --duration 2 \
-			--rings 256 --ndr-steps 0 --probe "$p" --out "$d"
-		echo "$output"
-		[ "$status" -eq 0 ]
-	done
+	local out line events=0 calls=0 bufs=0
+	flood avail_exhaust refill
 	# repeat,setting,kernel,knobs,rate,offered,delivered,dropped,drop_pct,pps,guest_rx,refills,refill_bufs,starved
 	IFS=, read -r _ _ _ _ _ _ _ _ _ _ _ _ _ starved _ < <(rows "$BATS_TEST_TMPDIR/b-avail_exhaust/trials.csv")
 	out=$BATS_TEST_TMPDIR/b-avail_exhaust/trials/r1-auto-256-400000/probe-avail_exhaust.txt
@@ -147,10 +165,7 @@ map_value() {
 }
 
 @test "tun_ring_full.bt: a small tap ring overfilled; the twin's drops are the tap's tx_dropped" {
-	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings b1 --txqlens 64 --repeats 1 --count 3000 --mode paced:2000 \
-		--probe tun_ring_full.bt --out "$BATS_TEST_TMPDIR/a"
-	echo "$output"
-	[ "$status" -eq 0 ]
+	overfill_tap tun_ring_full.bt
 	local out=$BATS_TEST_TMPDIR/a/probes/r1-b1-64-tun_ring_full.bt.txt dropped
 	cat "$out"
 	no_skips "$out"
@@ -163,10 +178,7 @@ map_value() {
 }
 
 @test "vhost_batch.bt: batches never exceed rx_batch and add up to what the driver received" {
-	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings b8 --txqlens 64 --repeats 1 --count 3000 \
-		--probe vhost_batch.bt --out "$BATS_TEST_TMPDIR/a"
-	echo "$output"
-	[ "$status" -eq 0 ]
+	batch8 vhost_batch.bt
 	local out=$BATS_TEST_TMPDIR/a/probes/r1-b8-64-vhost_batch.bt.txt rx vq
 	cat "$out"
 	no_skips "$out"
@@ -181,14 +193,8 @@ map_value() {
 }
 
 @test "avail_exhaust.bt and refill.bt: a flood above capacity exhausts the rx ring; counts agree with ethtool's" {
-	local p d out line events calls bufs
-	for p in avail_exhaust.bt refill.bt; do
-		d=$BATS_TEST_TMPDIR/b-$p
-		run "$VRB_ROOT/bench/vhost_src/run-b.sh" --settings auto --rates 400000 --repeats 1 --duration 2 \
-			--rings 256 --ndr-steps 0 --probe "$p" --out "$d"
-		echo "$output"
-		[ "$status" -eq 0 ]
-	done
+	local out line events calls bufs
+	flood avail_exhaust.bt refill.bt
 	IFS=, read -r _ _ _ _ _ _ _ _ _ _ _ _ _ starved _ < <(rows "$BATS_TEST_TMPDIR/b-avail_exhaust.bt/trials.csv")
 	out=$BATS_TEST_TMPDIR/b-avail_exhaust.bt/trials/r1-auto-256-400000/probe-avail_exhaust.bt.txt
 	head -n 5 "$out"
