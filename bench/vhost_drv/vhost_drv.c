@@ -12,9 +12,9 @@
  * used ring and reposts, counting packets (and pktgen's among them) and
  * bytes. Modes: poll (as fast as it can, calls suppressed), event (sleeps
  * on the call eventfd), paced (takes at most RATE used buffers per second,
- * at most a NAPI budget at once however long it was idle: a slow guest). Counters on SIGUSR1 and at exit (after draining what
- * vhost-net completed), with the tap's tx counters (read before the tap
- * goes away).
+ * at most a NAPI budget at once however long it was idle: a slow guest).
+ * Counters on SIGUSR1 and at exit (after draining what vhost-net
+ * completed), with the tap's tx counters (read before the tap goes away).
  *
  * Like the kernel's tools/virtio/vhost_net_test.c, but with a full ring
  * and for measuring; needs root, CONFIG_TUN and CONFIG_VHOST_NET.
