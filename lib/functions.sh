@@ -88,10 +88,18 @@ series_patches() {
 	done <"$dir/series"
 }
 
-# series_hash DIR: hash of the series (names and contents), or "none" when empty.
+# series_stack DIR: what the patched kernel gets: the posted series of DIR,
+# then the benchmark-only set DIR/bench (when DIR/bench/series exists).
+series_stack() {
+	series_patches "$1"
+	[ ! -f "$1/bench/series" ] || series_patches "$1/bench"
+}
+
+# series_hash DIR: hash of series_stack DIR (names and contents), or "none"
+# when empty.
 series_hash() {
 	local list p
-	list=$(series_patches "$1")
+	list=$(series_stack "$1")
 	if [ -z "$list" ]; then
 		echo none
 		return

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # The kernel workspace: Debian's linux-source-6.1 unpacked once into a git
 # repo (branch "baseline"), a second worktree on branch "patched" with
-# patches/ applied by git am, one config, and incremental builds of both.
+# patches/ (the posted series, then the benchmark-only set patches/bench/)
+# applied by git am, one config, and incremental builds of both.
 #
 # Layout under $(kernel_workspace):
 #   stock/          source, git repo, branch baseline   (out/ = O= build dir)
@@ -66,13 +67,14 @@ kernel_version() {
 	cat "$(kernel_workspace)/state/kernelversion"
 }
 
-# kernel_apply_series [--force]: make the patched worktree = baseline + patches/series.
+# kernel_apply_series [--force]: make the patched worktree = baseline +
+# patches/series + patches/bench/series (series_stack).
 # Refuses to throw away edits or commits made by hand in the patched tree
 # unless --force.
 kernel_apply_series() {
 	local force=${1:-} w want have head p name out list
 	w=$(kernel_workspace)
-	list=$(series_patches "$VRB_PATCHES")
+	list=$(series_stack "$VRB_PATCHES")
 	want=$(series_hash "$VRB_PATCHES")
 	if [ ! -d "$w/patched" ]; then
 		kgit -C "$w/stock" worktree add -q -b patched "$w/patched" baseline

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks the patch series the way a maintainer would before taking it: each
-# patch, applied in order on the pinned 6.1.y, is checkpatch --strict clean,
+# patch of the posted series and then of the benchmark-only set on top of it
+# (series_stack), applied in order on the pinned 6.1.y, is checkpatch --strict clean,
 # adds no W=1 warning to the objects it touches, and leaves a tree whose
 # vmlinux builds (bisectable).
 set -euo pipefail
@@ -16,8 +17,10 @@ usage() {
 	cat <<EOF
 Usage: scripts/check-series.sh [--no-build] [--patches DIR]
 
-For each patch of DIR/series (default: patches/), applied with git am in
-order on baseline in a scratch worktree (<workspace>/series-check):
+For each patch of DIR/series (default: patches/), then of DIR/bench/series
+(the benchmark-only set, when present), applied with git am in order on
+baseline in a scratch worktree (<workspace>/series-check); so the posted
+series is checked alone, and with the benchmark-only set on top:
   checkpatch   scripts/checkpatch.pl --strict: no error, warning or check
   W=1          every object built from a .c file it changes, or from a .c
                file that includes a header it changes, compiles with W=1
@@ -104,7 +107,7 @@ main() {
 	stage "kernel config" kernel_config
 	w=$(kernel_workspace)
 	tree=$w/series-check
-	list=$(series_patches "$VRB_PATCHES")
+	list=$(series_stack "$VRB_PATCHES")
 	[ -n "$list" ] || die "the series in $VRB_PATCHES is empty"
 	if [ ! -d "$tree" ]; then
 		kgit -C "$w/stock" worktree add -q -f -B series-check "$tree" baseline
@@ -122,7 +125,7 @@ main() {
 	fi
 	while IFS= read -r p; do
 		n=$((n + 1))
-		name=$(basename "$p")
+		name=${p#"$VRB_PATCHES"/}
 		# warnings at the parent, for the objects this patch touches
 		if ! kgit -C "$tree" am -q --keep-cr "$p" >"$tree/out/am.log" 2>&1; then
 			cat "$tree/out/am.log" >&2

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Exports the commits of a kernel branch into patches/ as the series: one
-# git format-patch file per commit, patches/series in order, and the cover
-# letter (0000-cover-letter.patch) made from patches/cover-letter.txt.
+# Exports commits of a kernel branch into a patch directory as a series: one
+# git format-patch file per commit, DIR/series in order, and the cover
+# letter (0000-cover-letter.patch) made from DIR/cover-letter.txt. Run once
+# for the posted series (patches/) and once for the benchmark-only set
+# (patches/bench/, no cover letter).
 set -euo pipefail
 VRB_PROG="export-series.sh"
 # shellcheck source=lib/functions.sh
@@ -9,21 +11,31 @@ VRB_PROG="export-series.sh"
 # shellcheck source=lib/kernel.sh
 . "$VRB_ROOT/lib/kernel.sh"
 
-tree=''
+tree='' base=baseline head=HEAD prefix=PATCH cover=1
 
 usage() {
 	cat <<EOF
-Usage: scripts/export-series.sh --tree DIR
+Usage: scripts/export-series.sh --tree DIR [--base REV] [--head REV]
+                                [--out DIR] [--subject-prefix P] [--no-cover]
 
-Writes baseline..HEAD of the kernel git tree DIR (a worktree of the
-workspace, e.g. .cache/linux-*/dev, where the series is developed) into
-\$VRB_PATCHES (default: patches/): the numbered patches, the series file,
-and 0000-cover-letter.patch, whose subject is the first line of
-patches/cover-letter.txt and whose text is the rest of it (the shortlog
-and diffstat are added by git). Old numbered patches are removed first.
+Writes REV..REV of the kernel git tree DIR (a worktree of the workspace,
+e.g. .cache/linux-*/dev, where the series is developed) into the output
+dir (default \$VRB_PATCHES = patches/): the numbered patches, the series
+file, and 0000-cover-letter.patch, whose subject is the first line of
+OUT/cover-letter.txt and whose text is the rest of it (the shortlog and
+diffstat are added by git). Old numbered patches are removed first.
 
-  --tree DIR   the tree holding the series as commits on top of baseline
-  -h, --help   this text
+  --tree DIR           the tree holding the series as commits
+  --base REV           first commit not exported (default: baseline)
+  --head REV           last commit exported (default: HEAD)
+  --out DIR            where to write (default: \$VRB_PATCHES)
+  --subject-prefix P   "[P n/m]" in the subjects (default: PATCH)
+  --no-cover           no cover letter (the benchmark-only set)
+  -h, --help           this text
+
+The posted series and the benchmark-only set on top of it, e.g.:
+  scripts/export-series.sh --tree T --head HEAD~3 --subject-prefix "RFC PATCH net-next"
+  scripts/export-series.sh --tree T --base HEAD~3 --out patches/bench --no-cover
 EOF
 }
 
@@ -31,6 +43,11 @@ parse_args() {
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--tree) [ $# -ge 2 ] || die "$1 needs a value"; tree=$2; shift 2 ;;
+		--base) [ $# -ge 2 ] || die "$1 needs a value"; base=$2; shift 2 ;;
+		--head) [ $# -ge 2 ] || die "$1 needs a value"; head=$2; shift 2 ;;
+		--out) [ $# -ge 2 ] || die "$1 needs a value"; VRB_PATCHES=$2; shift 2 ;;
+		--subject-prefix) [ $# -ge 2 ] || die "$1 needs a value"; prefix=$2; shift 2 ;;
+		--no-cover) cover=''; shift ;;
 		-h | --help) usage; exit 0 ;;
 		*) usage >&2; die "unknown option '$1'" ;;
 		esac
@@ -38,36 +55,51 @@ parse_args() {
 	[ -n "$tree" ] || { usage >&2; die "--tree is required"; }
 	kgit -C "$tree" rev-parse --verify -q baseline >/dev/null ||
 		die "$tree is not a git tree with a baseline branch"
+	kgit -C "$tree" rev-parse --verify -q "$base^{commit}" >/dev/null || die "--base: no commit '$base' in $tree"
+	kgit -C "$tree" rev-parse --verify -q "$head^{commit}" >/dev/null || die "--head: no commit '$head' in $tree"
 	[ -z "$(kgit -C "$tree" status --porcelain -uno)" ] ||
 		die "$tree has uncommitted changes: commit them first"
-	[ -f "$VRB_PATCHES/cover-letter.txt" ] || die "no $VRB_PATCHES/cover-letter.txt"
+	[ -d "$VRB_PATCHES" ] || die "no directory $VRB_PATCHES"
+	[ -z "$cover" ] || [ -f "$VRB_PATCHES/cover-letter.txt" ] || die "no $VRB_PATCHES/cover-letter.txt"
+}
+
+# fill_cover PATCH TEXT: git's cover letter template gets TEXT's first line
+# as its subject and the rest as its body.
+fill_cover() {
+	awk -v text="$2" '
+		BEGIN { while ((getline l < text) > 0) { if (n++ == 0) subj = l; else if (n > 2 || l != "") body = body l "\n" } }
+		/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, subj) }
+		/^\*\*\* BLURB HERE \*\*\*$/ { printf "%s", body; next }
+		{ print }' "$1" >"$1.new"
+	mv "$1.new" "$1"
 }
 
 main() {
-	local n tmp branch f
+	local n tmp f range opts=()
 	parse_args "$@"
-	n=$(kgit -C "$tree" rev-list --count baseline..HEAD)
-	[ "$n" -ge 1 ] || die "no commits on top of baseline in $tree"
-	branch=$(kgit -C "$tree" symbolic-ref --short HEAD) || die "$tree: HEAD is detached"
+	range=$base..$head
+	n=$(kgit -C "$tree" rev-list --count "$range")
+	[ "$n" -ge 1 ] || die "no commits in $range of $tree"
 	tmp=$(mktemp -d)
-	kgit -C "$tree" config "branch.$branch.description" "$(cat "$VRB_PATCHES/cover-letter.txt")"
+	opts=(-q --no-signature --subject-prefix="$prefix" -o "$tmp")
+	[ -z "$cover" ] || opts+=(--cover-letter)
 	# the cover letter is "From" whoever wrote the top patch
-	git -C "$tree" -c user.name="$(git -C "$tree" log -1 --format=%an)" \
-		-c user.email="$(git -C "$tree" log -1 --format=%ae)" \
-		format-patch -q --no-signature --cover-letter \
-		--cover-from-description=subject -o "$tmp" baseline..HEAD
+	git -C "$tree" -c user.name="$(git -C "$tree" log -1 --format=%an "$head")" \
+		-c user.email="$(git -C "$tree" log -1 --format=%ae "$head")" \
+		format-patch "${opts[@]}" "$range"
+	[ -z "$cover" ] || fill_cover "$tmp"/0000-cover-letter.patch "$VRB_PATCHES/cover-letter.txt"
 	rm -f "$VRB_PATCHES"/[0-9][0-9][0-9][0-9]-*.patch
 	mv "$tmp"/*.patch "$VRB_PATCHES/"
 	rmdir "$tmp"
 	{
 		echo "# Patch series, applied in this order with git am (see scripts/build-kernels.sh)."
-		echo "# 0000-cover-letter.patch is the cover letter, not a patch."
+		[ -z "$cover" ] || echo "# 0000-cover-letter.patch is the cover letter, not a patch."
 		for f in "$VRB_PATCHES"/[0-9][0-9][0-9][0-9]-*.patch; do
 			f=$(basename "$f")
 			[ "${f#0000-}" != "$f" ] || echo "$f"
 		done
 	} >"$VRB_PATCHES/series"
-	log "$n patches and the cover letter written to $VRB_PATCHES"
+	log "$n patches${cover:+ and the cover letter} written to $VRB_PATCHES"
 }
 
 main "$@"

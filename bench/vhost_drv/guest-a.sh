@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs inside the guest of workload A, as root: for each trial, sets the
-# vhost_net / tun knobs, starts vhost_drv (the userspace "guest" of
+# tun knob, starts vhost_drv (with the device's vhost-net rx batch) (the userspace "guest" of
 # vhost-net, which creates the tap and attaches it), sends COUNT pktgen
 # frames on the tap from kpktgend_1 (the driver runs on CPU 0), waits until
 # vhost-net took every frame the tap queued, stops the driver (which drains
@@ -9,7 +9,9 @@
 # Usage: guest-a.sh [--probe FILE] VHOST_DRV COUNT SIZE RING MODE TRIAL...
 #   MODE: poll, event, or paced:PPS (vhost_drv --mode paced --rate PPS).
 #   TRIAL: ID:RX_BATCH:ZERO_BATCH:TXQLEN; RX_BATCH and ZERO_BATCH "-" to
-#          leave the knob alone (the stock kernel has neither).
+#          leave the knob alone (the stock kernel has neither). RX_BATCH is
+#          set per device by vhost_drv --rx-batch (VHOST_NET_SET_VRING_RX_BATCH),
+#          ZERO_BATCH through tun.tx_ring_zero_batch (benchmark-only patch).
 #   --probe FILE: a probe (a systemtap module from stap/build.sh, or a
 #          bpftrace script from stap/bpftrace/) run around each trial; its
 #          output lines are printed prefixed "probe[ID] ".
@@ -24,7 +26,6 @@ shift 5
 . "$(dirname "$0")/../guest/pktgen.sh"
 # shellcheck source=bench/guest/probe.sh
 . "$(dirname "$0")/../guest/probe.sh"
-RX=/sys/module/vhost_net/parameters/rx_batch
 ZB=/sys/module/tun/parameters/tx_ring_zero_batch
 TAP=vtapA
 work=$(mktemp -d)
@@ -43,15 +44,15 @@ knob() {
 
 # trial ID RX_BATCH ZERO_BATCH TXQLEN
 trial() {
-	local id=$1 rxb=$2 zb=$3 qlen=$4 log=$work/drv-$1.log pid sent errors pps
-	knob $RX "$rxb"
+	local id=$1 rxb=$2 zb=$3 qlen=$4 log=$work/drv-$1.log pid sent errors pps bargs=()
 	knob $ZB "$zb"
+	[ "$rxb" = - ] || bargs=(--rx-batch "$rxb")
 	if [ -n "$probe" ]; then
 		step "$id" "starting probe $(basename "$probe")"
 		probe_start "$probe"
 	fi
 	step "$id" "starting vhost_drv"
-	"$drv" --tap $TAP --ring "$ring" "${mode[@]}" --txqlen "$qlen" --cpu 0 \
+	"$drv" --tap $TAP --ring "$ring" "${mode[@]}" "${bargs[@]}" --txqlen "$qlen" --cpu 0 \
 		>"$log" 2>&1 &
 	pid=$!
 	for _ in $(seq 300); do
@@ -83,7 +84,7 @@ trial() {
 		probe_stop >"$work/probe-$id.txt"
 		sed "s/^/probe[$id] /" "$work/probe-$id.txt"
 	fi
-	echo "trial=$id rx_batch=$(cat $RX 2>/dev/null || echo 64) zero_batch=$(cat $ZB 2>/dev/null || echo 0)" \
+	echo "trial=$id rx_batch=$(sed -n 's/^vhost_drv: ready: .* rx_batch=\([0-9]*\) .*/\1/p' "$log") zero_batch=$(cat $ZB 2>/dev/null || echo 0)" \
 		"txqlen=$qlen pktgen_sent=$sent pktgen_errors=${errors:-0} pktgen_pps=${pps:-0}" \
 		"$(sed -n 's/^vhost_drv: totals: //p' "$log")"
 }

@@ -45,7 +45,7 @@ same tx_queue_len) and tables.txt (seed 000's "batch: pps" and seed 002's
 
 Settings:
   stock    stock kernel (vhost-net batch 64, ptr_ring's zeroing batch)
-  bN       patched, vhost_net.rx_batch=N (1-256)
+  bN       patched, the device's vhost-net rx batch N (1-256, VHOST_NET_SET_VRING_RX_BATCH)
   zZbN     patched, tun.tx_ring_zero_batch=Z (1-256), rx_batch=N: z1b1 is
            "before" in seed 002 (no batch zeroing, no batch dequeue)
 

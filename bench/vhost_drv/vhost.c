@@ -94,6 +94,21 @@ int vhost_attach(struct vhost *v, int index, int tap_fd, char *err, int errlen)
 	return 0;
 }
 
+int vhost_set_rx_batch(struct vhost *v, unsigned int batch, unsigned int *got,
+		       char *err, int errlen)
+{
+	struct vhost_vring_state s = { .index = VHOST_RXQ, .num = batch };
+
+	if (ioctl(v->fd, VHOST_NET_SET_VRING_RX_BATCH, &s) < 0)
+		FAIL("VHOST_NET_SET_VRING_RX_BATCH %u: %s%s", batch, strerror(errno),
+		     errno == ENOTTY ? " (a kernel without the series' rx batch patch)" : "");
+	s.num = 0;
+	if (ioctl(v->fd, VHOST_NET_GET_VRING_RX_BATCH, &s) < 0)
+		FAIL("VHOST_NET_GET_VRING_RX_BATCH: %s", strerror(errno));
+	*got = s.num;
+	return 0;
+}
+
 void vhost_kick(struct vhost *v, int index)
 {
 	uint64_t one = 1;

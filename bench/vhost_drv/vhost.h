@@ -13,6 +13,17 @@
 
 #include "vring.h"
 
+#include <linux/vhost.h>
+
+/*
+ * The per-device rx batch of this project's series (patch "vhost_net: make
+ * the rx batch settable per device"); the host's headers predate it.
+ */
+#ifndef VHOST_NET_SET_VRING_RX_BATCH
+#define VHOST_NET_SET_VRING_RX_BATCH _IOW(VHOST_VIRTIO, 0x31, struct vhost_vring_state)
+#define VHOST_NET_GET_VRING_RX_BATCH _IOWR(VHOST_VIRTIO, 0x32, struct vhost_vring_state)
+#endif
+
 /* vhost-net's virtqueues */
 enum { VHOST_RXQ = 0, VHOST_TXQ = 1, VHOST_NQ = 2 };
 
@@ -40,6 +51,13 @@ int vhost_vq_setup(struct vhost *v, int index, const struct vq *vq, char *err, i
 
 /* Attaches the tap (fd) as the backend of virtqueue index (-1 detaches). */
 int vhost_attach(struct vhost *v, int index, int tap_fd, char *err, int errlen);
+
+/*
+ * Sets the rx virtqueue's batch (packets taken from the tap's ring at a
+ * time) and reads it back into *got; a kernel without the series fails.
+ */
+int vhost_set_rx_batch(struct vhost *v, unsigned int batch, unsigned int *got,
+		       char *err, int errlen);
 
 /* Kicks virtqueue index. */
 void vhost_kick(struct vhost *v, int index);

@@ -55,6 +55,7 @@ struct opts {
 	int cpu;
 	double duration;
 	unsigned int idle_ms;
+	unsigned int rx_batch;	/* 0: leave vhost-net's */
 };
 
 struct counters {
@@ -86,6 +87,8 @@ static void usage(FILE *f)
 		"  --cpu N           pin to CPU N\n"
 		"  --duration S      stop after S seconds (default: at SIGINT/SIGTERM)\n"
 		"  --idle-exit MS    stop MS ms after the last packet, once one came\n"
+		"  --rx-batch N      vhost-net's rx batch for this device, 1-256\n"
+		"                    (VHOST_NET_SET_VRING_RX_BATCH: needs the series)\n"
 		"  -h, --help        this text\n"
 		"Prints \"vhost_drv: ready\" once vhost-net has the tap and buffers, counters\n"
 		"on SIGUSR1, and \"vhost_drv: totals: key=value ...\" at exit.\n");
@@ -124,6 +127,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "cpu", required_argument, 0, 'c' },
 		{ "duration", required_argument, 0, 'd' },
 		{ "idle-exit", required_argument, 0, 'i' },
+		{ "rx-batch", required_argument, 0, 'B' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -187,6 +191,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			if (parse_uint("--idle-exit", optarg, 1, 3600000, &v))
 				return -1;
 			o->idle_ms = v;
+			break;
+		case 'B':
+			if (parse_uint("--rx-batch", optarg, 1, 256, &v))
+				return -1;
+			o->rx_batch = v;
 			break;
 		case 'h':
 			usage(stdout);
@@ -295,6 +304,17 @@ static int setup(struct driver *d)
 	}
 	if (vhost_configure(&d->vh, 1ULL << VIRTIO_F_VERSION_1, mem, len, err, sizeof(err)))
 		return die(err);
+	if (d->o.rx_batch) {
+		unsigned int got;
+
+		if (vhost_set_rx_batch(&d->vh, d->o.rx_batch, &got, err, sizeof(err)))
+			return die(err);
+		if (got != d->o.rx_batch) {
+			fprintf(stderr, "vhost_drv: rx batch set to %u, reads back %u\n",
+				d->o.rx_batch, got);
+			return 1;
+		}
+	}
 	for (unsigned int i = 0; i < d->o.ring; i++)
 		vq_post(&d->rx, i, (uintptr_t)(d->bufs + (size_t)i * d->o.buf_size), d->o.buf_size);
 	vq_publish(&d->rx);
@@ -399,8 +419,8 @@ int main(int argc, char **argv)
 	ret = setup(&d);
 	if (ret)
 		return ret;
-	printf("vhost_drv: ready: tap=%s ring=%u txqlen=%lld mode=%s\n", d.o.tap, d.o.ring,
-	       tap_sysfs(d.o.tap, "tx_queue_len"), d.o.mode == MODE_POLL ? "poll" : d.o.mode == MODE_EVENT ? "event" : "paced");
+	printf("vhost_drv: ready: tap=%s ring=%u txqlen=%lld rx_batch=%u mode=%s\n", d.o.tap, d.o.ring,
+	       tap_sysfs(d.o.tap, "tx_queue_len"), d.o.rx_batch ? d.o.rx_batch : 64, d.o.mode == MODE_POLL ? "poll" : d.o.mode == MODE_EVENT ? "event" : "paced");
 	fflush(stdout);
 	ret = run(&d);
 	vhost_close(&d.vh);

@@ -4,8 +4,9 @@
 # buffers (which starts vhost_src's flood), and waits until the flood is
 # over; then prints the interface's rx counters as key=value lines.
 # Usage: guest-rx.sh [--load N] [--down FRAMES HOLD] [--probe FILE] KNOBS [MAX_SECONDS]
-#   KNOBS: "name=value ..." written to /sys/module/virtio_net/parameters/,
-#          or "-" for none (the stock kernel has none).
+#   KNOBS: "name=value ..." written to every rx queue's
+#          /sys/class/net/IFACE/queues/rx-N/virtio_net/NAME (min_numfree,
+#          refill_max), or "-" for none (the stock kernel has none).
 #   --load N: N busy loops (one per vCPU, round robin) while the flood runs:
 #          under load NAPI polling moves to ksoftirqd, which then shares
 #          its vCPU with a busy task: the jitter that starves the rx ring.
@@ -41,9 +42,10 @@ done
 
 if [ "$knobs" != - ]; then
 	for kv in $knobs; do
-		p=/sys/module/virtio_net/parameters/${kv%%=*}
-		[ -w "$p" ] || { echo "guest-rx: no knob ${kv%%=*} in this kernel" >&2; exit 1; }
-		echo "${kv#*=}" >"$p"
+		for p in /sys/class/net/"$iface"/queues/rx-*/virtio_net/"${kv%%=*}"; do
+			[ -w "$p" ] || { echo "guest-rx: no knob ${kv%%=*} in this kernel" >&2; exit 1; }
+			echo "${kv#*=}" >"$p"
+		done
 		echo "knob_${kv%%=*}=$(cat "$p")"
 	done
 fi
@@ -93,4 +95,4 @@ fi
 [ -n "$first" ] || { echo "guest-rx: no frame arrived in $max s" >&2; exit 1; }
 
 echo "guest_rx_packets=$(rx)"
-ethtool -S "$iface" | sed -n 's/^ *rx_queue_0_\(packets\|drops\|kicks\|refills\|refill_bufs\|refill_fails\|starved\): \([0-9]*\)$/guest_rxq0_\1=\2/p'
+ethtool -S "$iface" | sed -n 's/^ *rx_queue_0_\(packets\|drops\|kicks\|refills\|refill_bufs\|refill_oom\|starved_polls\|starvations\): \([0-9]*\)$/guest_rxq0_\1=\2/p'

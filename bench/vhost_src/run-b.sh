@@ -205,7 +205,7 @@ trial() {
 }
 
 # The columns of trials.csv and ndr_trials.csv (new ones go at the end).
-TRIAL_COLS="repeat,setting,kernel,knobs,rate_pps,offered,delivered,dropped,drop_pct,delivered_pps,guest_rx_packets,refills,refill_bufs,starved,rx_queue_size,guest_load"
+TRIAL_COLS="repeat,setting,kernel,knobs,rate_pps,offered,delivered,dropped,drop_pct,delivered_pps,guest_rx_packets,refills,refill_bufs,starved_polls,rx_queue_size,guest_load,starvations,refill_oom"
 
 # trial_row REPEAT SETTING RING RATE KV: a trials.csv row from trial's output.
 trial_row() {
@@ -215,13 +215,13 @@ trial_row() {
 	x=$(kv_line "$kv" dropped)
 	s=$(kv_line "$kv" seconds)
 	if [ -z "$o" ] || [ -z "$d" ]; then die "trial ($2, ring $3, $4 pps): no totals from vhost_src"; fi
-	printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$1" "$2" "$(setting_kernel "$2")" \
+	printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$1" "$2" "$(setting_kernel "$2")" \
 		"$(setting_knobs "$2" | tr ' ' ';')" "$4" "$o" "$d" "$x" \
 		"$(awk -v o="$o" -v x="$x" 'BEGIN { printf "%.4f", o ? 100 * x / o : 0 }')" \
 		"$(awk -v d="$d" -v s="$s" 'BEGIN { printf "%.0f", s ? d / s : 0 }')" \
 		"$(kv_line "$kv" guest_rx_packets)" "$(kv_line "$kv" guest_rxq0_refills)" \
-		"$(kv_line "$kv" guest_rxq0_refill_bufs)" "$(kv_line "$kv" guest_rxq0_starved)" \
-		"$3" "$guest_load"
+		"$(kv_line "$kv" guest_rxq0_refill_bufs)" "$(kv_line "$kv" guest_rxq0_starved_polls)" \
+		"$3" "$guest_load" "$(kv_line "$kv" guest_rxq0_starvations)" "$(kv_line "$kv" guest_rxq0_refill_oom)"
 }
 
 kv_line() {

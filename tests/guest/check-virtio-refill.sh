@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
-# Runs inside the guest, as root: the virtio_net patches (min_numfree,
-# refill_max, refill counters) seen from userspace. Traffic: pktgen on one
-# virtio-net device (TX_MAC) whose frames QEMU's hub delivers to a second
-# one (RX_MAC), one frame per NAPI poll (1 ms apart), rx ring of 256.
-#   - both knobs: default, values taken and read back, bad values refused
-#     with EINVAL and the old value kept;
-#   - ethtool -S has rx_queue_0_{refills,refill_bufs,refill_fails,starved};
-#   - the threshold in effect, seen in the counters: with "legacy" (128)
-#     60 frames cause no refill, with 0 nearly one refill per frame, with
-#     "auto" (32) one or two; refill_max 1 posts a frame's worth per poll
-#     instead of refilling the ring in one go.
-# On the stock kernel: no knobs, no counters, and the default threshold.
-# Usage: check-virtio-refill.sh stock|patched TX_MAC RX_MAC
+# Runs inside the guest, as root: the virtio_net patches (per-queue
+# min_numfree, rx refill and starvation counters; the benchmark-only
+# refill_max) seen from userspace. Traffic: pktgen on one virtio-net device
+# (TX_MAC) whose frames QEMU's hub delivers to a second one (RX_MAC), rx
+# ring of 256. QEMU holds frames back while the receiver has no buffer, so
+# nothing is lost and a flood leaves the receiver's ring all used.
+# Modes:
+#   stock     no knobs, no counters, frames flow;
+#   patched   the knobs per rx queue (default, values taken and read back,
+#             bad values refused with EINVAL and the old value kept, two
+#             devices at different values at once); the counters exist;
+#             the threshold in effect, seen in the counters, with one frame
+#             per NAPI poll (1 ms apart): "legacy" (128) 60 frames cause no
+#             refill, 0 a refill on most polls, "auto" (32) one; a refill
+#             that posts nothing (a full ring at open) is not counted; then
+#             the starvation checks below;
+#   starved   only the starvation checks (e.g. on a packed ring): one frame
+#             per poll never finds the ring all used; a flood does, and
+#             starvations <= starved_polls.
+# Usage: check-virtio-refill.sh stock|patched|starved TX_MAC RX_MAC
 set -euo pipefail
-variant=$1 txmac=$2 rxmac=$3
+mode=$1 txmac=$2 rxmac=$3
 # shellcheck source=bench/guest/pktgen.sh
 . "$(dirname "$0")/../../bench/guest/pktgen.sh"
-MN=/sys/module/virtio_net/parameters/min_numfree
-RM=/sys/module/virtio_net/parameters/refill_max
 # shellcheck source=tests/guest/checks.sh
 . "$(dirname "$0")/checks.sh"
 
@@ -39,13 +44,14 @@ has_stat() { [ -n "$(stat "$1")" ]; }
 no_stat() { [ -z "$(stat "$1")" ]; }
 between() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
 
-# send N: N frames, 1 ms apart, from tx to rx; waits until rx has them all.
+# send N [DELAY_NS]: N frames, DELAY_NS apart (default 1 ms: one per NAPI
+# poll), from tx to rx; waits until rx has them all.
 send() {
 	local before
 	before=$(stat packets)
-	pg_setup "$tx" 0 "$1" 1000000 60 "$rxmac"
+	pg_setup "$tx" 0 "$1" "${2:-1000000}" 60 "$rxmac"
 	pg_start
-	for _ in $(seq 50); do
+	for _ in $(seq 100); do
 		[ "$(stat packets)" -ge $((before + $1)) ] && return 0
 		sleep 0.1
 	done
@@ -53,15 +59,31 @@ send() {
 	return 1
 }
 
-# delta N STAT...: sends N frames; prints "STAT=delta" for each STAT.
+# delta N DELAY_NS STAT...: sends N frames; prints "STAT=delta" for each STAT.
 delta() {
-	local n=$1 s out=''
-	shift
+	local n=$1 delay=$2 s out=''
+	shift 2
 	declare -A b
 	for s in "$@"; do b[$s]=$(stat "$s"); done
-	send "$n" || return 1
+	send "$n" "$delay" || return 1
 	for s in "$@"; do out+="$s=$(($(stat "$s") - b[$s])) "; done
 	echo "$out"
+}
+
+# starvation_checks: one frame per poll never finds the device without a
+# buffer; a flood does, counted as polls and as episodes.
+starvation_checks() {
+	local d polls episodes
+	d=$(delta 60 1000000 starved_polls starvations)
+	echo "  one frame per poll, 60 frames: $d"
+	check "one frame per poll: no poll finds the ring all used" [ "$d" = "starved_polls=0 starvations=0 " ]
+	d=$(delta 20000 0 starved_polls starvations packets)
+	echo "  flood, 20000 frames: $d"
+	[[ "$d" =~ starved_polls=([0-9]+)\ starvations=([0-9]+) ]]
+	polls=${BASH_REMATCH[1]} episodes=${BASH_REMATCH[2]}
+	check "flood: polls find the ring all used (starved_polls > 0)" [ "$polls" -gt 0 ]
+	check "flood: starvations counted (> 0)" [ "$episodes" -gt 0 ]
+	check "flood: starvations <= starved_polls" [ "$episodes" -le "$polls" ]
 }
 
 tx=$(iface_of "$txmac")
@@ -70,60 +92,70 @@ ip link set "$tx" up
 ip link set "$rx" up
 pg_reset
 
-if [ "$variant" = stock ]; then
-	check "stock: no min_numfree" [ ! -e $MN ]
-	check "stock: no refill_max" [ ! -e $RM ]
+if [ "$mode" = stock ]; then
+	check "stock: no min_numfree" [ ! -e "/sys/class/net/$rx/queues/rx-0/virtio_net/min_numfree" ]
 	check "stock: no refill counters" no_stat refills
 	check "stock: frames flow from $tx to $rx" send 20
 	checks_done
 	exit
 fi
+if [ "$mode" = starved ]; then
+	starvation_checks
+	checks_done
+	exit
+fi
 
-check "min_numfree defaults to auto" is $MN auto
-for v in legacy 0 64 auto; do check "min_numfree takes $v" takes $MN "$v"; done
-for v in 65 -1 x '' 1.5; do check "min_numfree refuses '$v'" refuses $MN "$v"; done
-check "refill_max defaults to 0" is $RM 0
-for v in 1 64 32768 0; do check "refill_max takes $v" takes $RM "$v"; done
-for v in 32769 -1 x; do check "refill_max refuses '$v'" refuses $RM "$v"; done
-for s in refills refill_bufs refill_fails starved; do
+MN=/sys/class/net/$rx/queues/rx-0/virtio_net/min_numfree
+RM=/sys/class/net/$rx/queues/rx-0/virtio_net/refill_max
+TXMN=/sys/class/net/$tx/queues/rx-0/virtio_net/min_numfree
+check "min_numfree defaults to auto on both devices" eval "is $MN auto && is $TXMN auto"
+for v in legacy 0 64 auto; do check "min_numfree takes $v" takes "$MN" "$v"; done
+for v in 65 -1 x '' 1.5 ' 64' '64abc' 'auto1'; do check "min_numfree refuses '$v'" refuses "$MN" "$v"; done
+check "two devices hold different values at once (legacy, 16)" \
+	eval "takes $MN legacy && takes $TXMN 16 && is $MN legacy && is $TXMN 16"
+takes "$MN" auto
+takes "$TXMN" auto
+check "mergeable_rx_buffer_size is still there (mergeable buffers)" \
+	[ -r "/sys/class/net/$rx/queues/rx-0/virtio_net/mergeable_rx_buffer_size" ]
+check "refill_max (benchmark-only) defaults to 0" is "$RM" 0
+for v in 1 64 32768 0; do check "refill_max takes $v" takes "$RM" "$v"; done
+for v in 32769 -1 x '' ' 64' '64abc'; do check "refill_max refuses '$v'" refuses "$RM" "$v"; done
+for s in refills refill_bufs refill_oom starvations starved_polls; do
 	check "ethtool -S $rx has rx_queue_0_$s" has_stat "$s"
 done
 
 # legacy right after boot: the ring is full, 60 frames free 60 < 128
-takes $MN legacy
-d=$(delta 60 refills refill_bufs)
+takes "$MN" legacy
+d=$(delta 60 1000000 refills refill_bufs)
 echo "  legacy, 60 frames: $d"
 check "legacy (128): 60 frames, no refill" [ "$d" = "refills=0 refill_bufs=0 " ]
 
 # 0: refill on every poll with a free buffer; the 60 left free are posted too
-takes $MN 0
-d=$(delta 60 refills refill_bufs)
+takes "$MN" 0
+d=$(delta 60 1000000 refills refill_bufs)
 echo "  0, 60 frames: $d"
 [[ "$d" =~ refills=([0-9]+)\ refill_bufs=([0-9]+) ]]
 check "0: 60 frames, 30 refills or more" [ "${BASH_REMATCH[1]}" -ge 30 ]
 check "0: the ring is refilled completely (120 buffers)" [ "${BASH_REMATCH[2]}" -eq 120 ]
 
 # auto on a ring of 256 with budget 64: 32; the ring is full after the 0 run
-takes $MN auto
-d=$(delta 60 refills refill_bufs)
+takes "$MN" auto
+d=$(delta 60 1000000 refills refill_bufs)
 echo "  auto, 60 frames: $d"
 [[ "$d" =~ refills=([0-9]+)\ refill_bufs=([0-9]+) ]]
 check "auto (32): 60 frames, one refill" [ "${BASH_REMATCH[1]}" -eq 1 ]
 check "auto (32): that refill posts 33 to 40 buffers" between "${BASH_REMATCH[2]}" 33 40
 
-# refill_max 1 with legacy: once past 128 free, each poll posts what it took
-takes $MN 0
+# a full ring at open: try_fill_recv runs, posts nothing, and is not counted
+takes "$MN" 0
 send 10 >/dev/null
-takes $MN legacy
-takes $RM 1
-d=$(delta 200 refills refill_bufs)
-echo "  legacy + refill_max 1, 200 frames: $d"
-[[ "$d" =~ refills=([0-9]+)\ refill_bufs=([0-9]+) ]]
-bufs=${BASH_REMATCH[2]}
-check "refill_max 1: 20 refills or more" [ "${BASH_REMATCH[1]}" -ge 20 ]
-check "refill_max 1: no refill posts the 129 an unbounded one would" between "$bufs" 1 80
-takes $RM 0
-takes $MN auto
+b_refills=$(stat refills) b_kicks=$(stat kicks)
+ip link set "$rx" down
+ip link set "$rx" up
+check "open on a full ring: no refill counted" [ "$(stat refills)" -eq "$b_refills" ]
+echo "  kicks across down/up: $b_kicks -> $(stat kicks)"
+takes "$MN" auto
 
-check "refill_fails stays 0" [ "$(stat refill_fails)" -eq 0 ]
+starvation_checks
+check "refill_oom stays 0" [ "$(stat refill_oom)" -eq 0 ]
 checks_done

@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
 # scripts/export-series.sh on a toy kernel tree: commits over baseline become
 # numbered patches, a series file in order, and a cover letter from
-# cover-letter.txt; stale patches go; a dirty tree is refused.
+# cover-letter.txt; stale patches go; a dirty tree is refused; a range
+# goes to another dir without a cover letter (the benchmark-only set), and
+# series_stack applies the posted series, then that set.
 
 load helpers
 
@@ -46,6 +48,41 @@ setup() {
 	git -C "$T" checkout -q baseline
 	run "$VRB_ROOT/scripts/export-series.sh" --tree "$T"
 	[ "$status" -ne 0 ]
-	[[ "$output" == *"no commits on top of baseline"* ]]
+	[[ "$output" == *"no commits in baseline..HEAD"* ]]
 	[ ! -e "$VRB_PATCHES/series" ]
+}
+
+@test "posted series and benchmark-only set: two ranges, a subject prefix, no cover letter for the second" {
+	mkdir "$VRB_PATCHES/bench"
+	run "$VRB_ROOT/scripts/export-series.sh" --tree "$T" --head HEAD~1 --subject-prefix "RFC PATCH net-next"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q '^Subject: \[RFC PATCH net-next 0/1\] sub: the series subject$' "$VRB_PATCHES/0000-cover-letter.patch"
+	grep -q '^Subject: \[RFC PATCH net-next 1/1\] sub: first change$' "$VRB_PATCHES/0001-sub-first-change.patch"
+	run "$VRB_ROOT/scripts/export-series.sh" --tree "$T" --base HEAD~1 --out "$VRB_PATCHES/bench" --no-cover
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ ! -e "$VRB_PATCHES/bench/0000-cover-letter.patch" ]
+	grep -q '^Subject: \[PATCH\] sub: second change$' "$VRB_PATCHES/bench/0001-sub-second-change.patch"
+	load_libs
+	run series_stack "$VRB_PATCHES"
+	[ "${#lines[@]}" -eq 2 ]
+	[ "${lines[0]}" = "$VRB_PATCHES/0001-sub-first-change.patch" ]
+	[ "${lines[1]}" = "$VRB_PATCHES/bench/0001-sub-second-change.patch" ]
+	# the two sets apply in that order to baseline
+	git -C "$T" checkout -q -b check baseline
+	while IFS= read -r p; do git -C "$T" am -q "$p"; done <<<"$output"
+	[ "$(cat "$T/a.c")" = "$(printf 'one\ntwo\nthree')" ]
+}
+
+@test "bad ranges and a missing output dir are refused" {
+	run "$VRB_ROOT/scripts/export-series.sh" --tree "$T" --base nosuch
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--base: no commit 'nosuch'"* ]]
+	run "$VRB_ROOT/scripts/export-series.sh" --tree "$T" --out "$BATS_TEST_TMPDIR/none" --no-cover
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"no directory"* ]]
+	run "$VRB_ROOT/scripts/export-series.sh" --tree "$T" --frobnicate
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"unknown option '--frobnicate'"* ]]
 }

@@ -49,3 +49,33 @@ setup() {
 	run series_patches "$VRB_ROOT/patches"
 	[ "$status" -eq 0 ]
 }
+
+@test "series_stack: the posted series, then the benchmark-only set; the hash covers both" {
+	printf 'one\n' >"$VRB_PATCHES/0001-a.patch"
+	printf '0001-a.patch\n' >"$VRB_PATCHES/series"
+	run series_stack "$VRB_PATCHES"
+	[ "$output" = "$VRB_PATCHES/0001-a.patch" ]
+	h1=$(series_hash "$VRB_PATCHES")
+	mkdir "$VRB_PATCHES/bench"
+	printf 'bench\n' >"$VRB_PATCHES/bench/0001-b.patch"
+	printf '0001-b.patch\n' >"$VRB_PATCHES/bench/series"
+	run series_stack "$VRB_PATCHES"
+	[ "${lines[0]}" = "$VRB_PATCHES/0001-a.patch" ]
+	[ "${lines[1]}" = "$VRB_PATCHES/bench/0001-b.patch" ]
+	h2=$(series_hash "$VRB_PATCHES")
+	[ "$h1" != "$h2" ]
+	printf 'bench two\n' >"$VRB_PATCHES/bench/0001-b.patch"
+	[ "$(series_hash "$VRB_PATCHES")" != "$h2" ]
+	# a bench series naming a missing patch fails like the posted one
+	printf '0002-missing.patch\n' >>"$VRB_PATCHES/bench/series"
+	run series_stack "$VRB_PATCHES"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"0002-missing.patch"* ]]
+}
+
+@test "the repository's posted series and benchmark-only set parse" {
+	run series_stack "$VRB_ROOT/patches"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 7 ]
+	[[ "${lines[4]}" == "$VRB_ROOT/patches/bench/"* ]]
+}

@@ -34,6 +34,11 @@ setup() {
 	[[ "$output" == *"--rate goes with --mode paced"* ]]
 	run "$BUILD/vhost_drv" --txqlen -1
 	[[ "$output" == *"--txqlen must be an integer from 1 to 65536"* ]]
+	for v in 0 257 -1 64abc ''; do
+		run "$BUILD/vhost_drv" --rx-batch "$v"
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"--rx-batch must be an integer from 1 to 256, not '$v'"* ]]
+	done
 	run "$BUILD/vhost_drv" extra
 	[[ "$output" == *"unexpected argument 'extra'"* ]]
 	if [ ! -e /dev/vhost-net ]; then

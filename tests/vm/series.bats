@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
-# scripts/check-series.sh: the real series passes (applies in order,
-# checkpatch --strict clean, no new W=1 warning, vmlinux builds at every
-# patch), and a patch with a style error and a new warning is caught.
+# scripts/check-series.sh: the real series passes, the posted patches alone
+# and then the benchmark-only set on top (applies in order, checkpatch
+# --strict clean, no new W=1 warning, vmlinux builds at every patch), and a
+# patch with a style error and a new warning is caught.
 
 load vm_helpers
 
@@ -9,16 +10,18 @@ setup() {
 	real_workspace
 }
 
-@test "every patch of the series: checkpatch --strict, W=1, vmlinux builds" {
+@test "every patch, posted then benchmark-only: checkpatch --strict, W=1, vmlinux builds" {
 	run "$VRB_ROOT/scripts/check-series.sh"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	local n
-	n=$(series_patches "$VRB_PATCHES" | wc -l)
-	[ "$n" -ge 1 ]
+	n=$(series_stack "$VRB_PATCHES" | wc -l)
+	[ "$(series_patches "$VRB_PATCHES/bench" | wc -l)" -ge 1 ]
+	[ "$n" -gt "$(series_patches "$VRB_PATCHES" | wc -l)" ]
 	[ "$(grep -c '^ok   .*: checkpatch --strict clean$' <<<"$output")" -eq "$n" ]
 	[ "$(grep -c '^ok   .*: vmlinux builds$' <<<"$output")" -eq "$n" ]
 	[[ "$output" == *"ok   0001-vhost_net-"*": drivers/vhost/net.o W=1, no new warning"* ]]
+	[[ "$output" == *"ok   bench/0001-tun-"*": vmlinux builds"* ]]
 	[[ "$output" != *FAIL* ]]
 }
 

@@ -1,18 +1,23 @@
 #!/usr/bin/env bats
 # The virtio_net patches, in guests with two virtio-net devices on one QEMU
 # hub (frames sent on one arrive on the other): on the patched kernel the
-# min_numfree and refill_max knobs validate, the refill counters exist and
-# show the threshold and the bound in effect; on the stock kernel, none of
-# it exists and frames still flow.
+# per-queue min_numfree (and the benchmark-only refill_max) validate, two
+# devices hold different values, the refill counters exist and show the
+# threshold in effect, and starvation is counted under a flood and not with
+# one frame per poll, on a split ring and on a packed one; on the stock
+# kernel, none of it exists and frames still flow.
 
 load vm_helpers
 
 TX_MAC=52:54:00:00:00:a1
 RX_MAC=52:54:00:00:00:a2
-NICS=(--qemu-arg -netdev --qemu-arg "hubport,id=n0,hubid=0"
-	--qemu-arg -device --qemu-arg "virtio-net-pci,netdev=n0,mac=$TX_MAC,romfile="
-	--qemu-arg -netdev --qemu-arg "hubport,id=n1,hubid=0"
-	--qemu-arg -device --qemu-arg "virtio-net-pci,netdev=n1,mac=$RX_MAC,rx_queue_size=256,romfile=")
+# nics [RX_DEVICE_OPTIONS]: the two devices on hub 0
+nics() {
+	NICS=(--qemu-arg -netdev --qemu-arg "hubport,id=n0,hubid=0"
+		--qemu-arg -device --qemu-arg "virtio-net-pci,netdev=n0,mac=$TX_MAC,romfile="
+		--qemu-arg -netdev --qemu-arg "hubport,id=n1,hubid=0"
+		--qemu-arg -device --qemu-arg "virtio-net-pci,netdev=n1,mac=$RX_MAC,rx_queue_size=256,romfile=${1:+,$1}")
+}
 
 setup_file() {
 	build_kernels
@@ -22,21 +27,33 @@ setup() {
 	real_workspace
 }
 
+# refill KERNEL MODE [RX_DEVICE_OPTIONS]
 refill() {
+	nics "${3:-}"
 	run "$VRB_ROOT/scripts/guest-run.sh" --kernel "$1" --run-dir "$BATS_TEST_TMPDIR/run" "${NICS[@]}" \
-		-- "$VRB_ROOT/tests/guest/check-virtio-refill.sh" "$1" "$TX_MAC" "$RX_MAC"
+		-- "$VRB_ROOT/tests/guest/check-virtio-refill.sh" "$2" "$TX_MAC" "$RX_MAC"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"0 failed"* ]]
 }
 
 @test "stock kernel: no min_numfree, refill_max or refill counters; frames flow" {
-	refill stock
+	refill stock stock
 	[[ "$output" == *"ok: stock: frames flow"* ]]
 }
 
-@test "patched kernel: min_numfree and refill_max validate; counters show the threshold and the bound" {
-	refill patched
+@test "patched kernel: per-queue min_numfree and refill_max validate; counters show the threshold; split ring starvation" {
+	refill patched patched
+	[[ "$output" == *"ok: two devices hold different values at once (legacy, 16)"* ]]
+	[[ "$output" == *"ok: min_numfree refuses ' 64'"* ]]
 	[[ "$output" == *"ok: legacy (128): 60 frames, no refill"* ]]
-	[[ "$output" == *"ok: refill_max 1: no refill posts"* ]]
+	[[ "$output" == *"ok: open on a full ring: no refill counted"* ]]
+	[[ "$output" == *"ok: flood: polls find the ring all used (starved_polls > 0)"* ]]
+}
+
+@test "patched kernel, packed ring (packed=on): starvation counted under a flood, not with one frame per poll" {
+	refill patched starved packed=on
+	[[ "$output" == *"ok: one frame per poll: no poll finds the ring all used"* ]]
+	[[ "$output" == *"ok: flood: polls find the ring all used (starved_polls > 0)"* ]]
+	[[ "$output" == *"ok: flood: starvations <= starved_polls"* ]]
 }
