@@ -97,7 +97,7 @@ kernel_apply_series() {
 	kgit -C "$w/patched" checkout -q -f -B patched baseline
 	while IFS= read -r p; do
 		[ -n "$p" ] || continue
-		name=$(basename "$p")
+		name=${p#"$VRB_PATCHES"/}
 		if ! out=$(kgit -C "$w/patched" am -q --keep-cr "$p" 2>&1); then
 			kgit -C "$w/patched" am --abort >/dev/null 2>&1 || true
 			kgit -C "$w/patched" checkout -q -f -B patched baseline

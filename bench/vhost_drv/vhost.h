@@ -20,8 +20,8 @@
  * the rx batch settable per device"); the host's headers predate it.
  */
 #ifndef VHOST_NET_SET_VRING_RX_BATCH
-#define VHOST_NET_SET_VRING_RX_BATCH _IOW(VHOST_VIRTIO, 0x31, struct vhost_vring_state)
-#define VHOST_NET_GET_VRING_RX_BATCH _IOWR(VHOST_VIRTIO, 0x32, struct vhost_vring_state)
+#define VHOST_NET_SET_VRING_RX_BATCH _IOW(VHOST_VIRTIO, 0x38, struct vhost_vring_state)
+#define VHOST_NET_GET_VRING_RX_BATCH _IOWR(VHOST_VIRTIO, 0x39, struct vhost_vring_state)
 #endif
 
 /* vhost-net's virtqueues */

@@ -26,8 +26,8 @@
 #include <unistd.h>
 
 #ifndef VHOST_NET_SET_VRING_RX_BATCH
-#define VHOST_NET_SET_VRING_RX_BATCH _IOW(VHOST_VIRTIO, 0x31, struct vhost_vring_state)
-#define VHOST_NET_GET_VRING_RX_BATCH _IOWR(VHOST_VIRTIO, 0x32, struct vhost_vring_state)
+#define VHOST_NET_SET_VRING_RX_BATCH _IOW(VHOST_VIRTIO, 0x38, struct vhost_vring_state)
+#define VHOST_NET_GET_VRING_RX_BATCH _IOWR(VHOST_VIRTIO, 0x39, struct vhost_vring_state)
 #endif
 
 static const char *errname(int e)
