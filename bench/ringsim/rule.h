@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The refill rules of virtio_net's rx path, as the series' kernels apply
+ * them (virtnet_refill_threshold(), and the benchmark-only refill_max of
+ * virtnet_refill_limit()): one place, so that the model refills exactly as
+ * the kernel does.
+ */
+#ifndef RULE_H
+#define RULE_H
+
+#include <stdbool.h>
+
+enum rule_kind {
+	RULE_AUTO,	/* min(budget, ring) / 2: Linux 5.3 to today */
+	RULE_LEGACY,	/* ring / 2: before 5.3 */
+	RULE_FIXED,	/* min(n, ring / 2): min_numfree = n */
+};
+
+struct refill_rule {
+	enum rule_kind kind;
+	unsigned int n;			/* RULE_FIXED's threshold */
+	unsigned int refill_max;	/* 0: a refill fills the ring */
+};
+
+/* "auto", "legacy" or 0-64 (the default NAPI weight); 0 or -1. */
+int rule_parse(const char *s, struct refill_rule *r);
+
+/* Free descriptors above which a poll refills. */
+unsigned int rule_threshold(const struct refill_rule *r, unsigned int budget, unsigned int ring);
+
+/*
+ * Most descriptors one refill posts, after a poll that received
+ * @received frames (of @budget) and took @taken descriptors.
+ */
+unsigned int rule_limit(const struct refill_rule *r, unsigned int budget,
+			unsigned int received, unsigned int taken);
+
+/* The rule as the knobs spell it, e.g. "auto", "16", "legacy+max64". */
+void rule_name(const struct refill_rule *r, char *buf, int len);
+
+#endif /* RULE_H */

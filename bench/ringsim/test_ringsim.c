@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the rx ring model: the rules match the kernel's, the ring
+ * accounting holds everywhere (offered = delivered + dropped + pending, the
+ * device never holds more than the ring), runs repeat for a seed, and the
+ * model does what its parts say (no drops well below capacity without
+ * stalls, drops with stalls or above capacity, the legacy threshold
+ * refilling once per ring / 2 + 1 frames, a bounded refill posting at most
+ * a budget's worth while NAPI is busy). Run under ASan/UBSan.
+ */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "rule.h"
+#include "sim.h"
+
+static struct sim_params params(const char *rule, uint64_t rate, unsigned int ring)
+{
+	struct sim_params p;
+
+	sim_defaults(&p);
+	rule_parse(rule, &p.rule);
+	p.rate_pps = rate;
+	p.ring = ring;
+	return p;
+}
+
+static int test_rules(void)
+{
+	struct refill_rule r;
+
+	CHECK(!rule_parse("auto", &r) && rule_threshold(&r, 64, 256) == 32);
+	CHECK(rule_threshold(&r, 64, 32) == 16);
+	CHECK(!rule_parse("legacy", &r) && rule_threshold(&r, 64, 256) == 128);
+	CHECK(!rule_parse("16", &r) && rule_threshold(&r, 64, 256) == 16);
+	CHECK(!rule_parse("64", &r) && rule_threshold(&r, 64, 64) == 32);
+	CHECK(!rule_parse("0", &r) && rule_threshold(&r, 64, 256) == 0);
+	for (const char *const *bad = (const char *const[]){ "65", "-1", "", "x", " 1", "1x",
+							     "autox", NULL };
+	     *bad; bad++)
+		CHECK(rule_parse(*bad, &r) == -1);
+	/* refill_max: only a busy poll (whole budget used) is bounded */
+	rule_parse("legacy", &r);
+	CHECK(rule_limit(&r, 64, 64, 64) == UINT_MAX);
+	r.refill_max = 8;
+	CHECK(rule_limit(&r, 64, 63, 63) == UINT_MAX);
+	CHECK(rule_limit(&r, 64, 64, 64) == 64);
+	r.refill_max = 100;
+	CHECK(rule_limit(&r, 64, 64, 64) == 100);
+	return 0;
+}
+
+static int test_accounting(void)
+{
+	static const char *const rules[] = { "auto", "legacy", "0", "16" };
+	static const uint64_t rates[] = { 1000, 100000, 1000000, 5000000 };
+	static const unsigned int rings[] = { 64, 256 };
+	int runs = 0;
+
+	for (unsigned int a = 0; a < 4; a++)
+		for (unsigned int b = 0; b < 4; b++)
+			for (unsigned int c = 0; c < 2; c++)
+				for (unsigned int d = 0; d < 3; d++) {
+					struct sim_params p = params(rules[a], rates[b], rings[c]);
+					struct sim_result r;
+
+					p.duration_ns = 50000000;
+					p.rule.refill_max = d == 2 ? 1 : 0;
+					if (d) {
+						p.stalls_per_s = 2000;
+						p.stall_ns = 20000;
+					}
+					CHECK(sim_run(&p, &r) == 0);
+					CHECK(r.violations == 0);
+					CHECK(r.offered == p.duration_ns * p.rate_pps / 1000000000);
+					CHECK(r.offered == r.delivered + r.dropped + r.pending);
+					CHECK(r.max_held <= p.ring);
+					CHECK(r.starvations <= r.starved_polls);
+					CHECK(r.starved_polls <= r.polls);
+					CHECK(!d || r.stalls > 0);
+					runs++;
+				}
+	CHECK(runs == 96);
+	return 0;
+}
+
+static int test_repeatable(void)
+{
+	struct sim_params p = params("auto", 800000, 256);
+	struct sim_result a, b;
+
+	p.duration_ns = 100000000;
+	p.stalls_per_s = 500;
+	p.stall_ns = 200000;
+	CHECK(sim_run(&p, &a) == 0 && sim_run(&p, &b) == 0);
+	CHECK(!memcmp(&a, &b, sizeof(a)));
+	p.seed = 2;
+	CHECK(sim_run(&p, &b) == 0);
+	CHECK(a.stall_ns != b.stall_ns);
+	return 0;
+}
+
+static int test_capacity_and_stalls(void)
+{
+	struct sim_params p = params("auto", 100000, 256);
+	struct sim_result r;
+
+	/* well below capacity (a frame costs 500 ns), no stalls: no drop */
+	CHECK(sim_run(&p, &r) == 0);
+	CHECK(r.dropped == 0 && r.starved_polls == 0 && r.delivered == r.offered);
+	/* stalls of 0.2 ms on average: a 256-entry ring lasts 2.56 ms at
+	 * 100 kpps, which they (almost surely) never reach; at 1 Mpps it
+	 * lasts 0.256 ms, which a quarter of them outlast
+	 */
+	p.stalls_per_s = 100;
+	p.stall_ns = 200000;
+	CHECK(sim_run(&p, &r) == 0);
+	CHECK(r.stalls > 50 && r.dropped == 0);
+	p.rate_pps = 1000000;
+	CHECK(sim_run(&p, &r) == 0);
+	CHECK(r.dropped > 0 && r.starved_polls > 0 && r.starvations > 0);
+	/* above capacity: drops, and no more delivered than a frame's cost allows */
+	p = params("auto", 5000000, 256);
+	CHECK(sim_run(&p, &r) == 0);
+	CHECK(r.dropped > r.offered / 2);
+	CHECK(r.delivered <= 1000000000 / p.frame_ns);
+	return 0;
+}
+
+static int test_one_frame_per_poll(void)
+{
+	struct sim_params p = params("legacy", 1000, 256);
+	struct sim_result r;
+
+	/* 1000 frames, 1 ms apart: each poll takes one */
+	CHECK(sim_run(&p, &r) == 0);
+	CHECK(r.polls == 1000 && r.delivered == 1000);
+	/* legacy (128): a refill once 129 are free, of 129 buffers */
+	CHECK(r.refills == 1000 / 129 && r.refill_bufs == 129 * r.refills);
+	p = params("auto", 1000, 256);
+	CHECK(sim_run(&p, &r) == 0);
+	CHECK(r.refills == 1000 / 33 && r.refill_bufs == 33 * r.refills);
+	p = params("0", 1000, 256);
+	CHECK(sim_run(&p, &r) == 0);
+	CHECK(r.refills == 1000 && r.refill_bufs == 1000);
+	return 0;
+}
+
+static int test_mechanism(void)
+{
+	struct sim_params p = params("auto", 1200000, 256);
+	struct sim_result a, l, b;
+
+	/* near capacity with stalls: legacy refills less often and finds
+	 * the ring empty at least as often (the direction measured in TCG)
+	 */
+	p.stalls_per_s = 1000;
+	p.stall_ns = 50000;
+	p.duration_ns = 200000000;
+	CHECK(sim_run(&p, &a) == 0);
+	rule_parse("legacy", &p.rule);
+	CHECK(sim_run(&p, &l) == 0);
+	CHECK(l.refills * 2 < a.refills);
+	CHECK(l.starved_polls >= a.starved_polls);
+	/* far above capacity nearly every poll is busy: bounded refills
+	 * post about what a poll took (64), unbounded ones 128 + 64
+	 */
+	p = params("legacy", 5000000, 256);
+	p.duration_ns = 50000000;
+	CHECK(sim_run(&p, &l) == 0);
+	p.rule.refill_max = 1;
+	CHECK(sim_run(&p, &b) == 0);
+	CHECK(b.refill_bufs <= 65 * b.refills);
+	CHECK(l.refill_bufs >= 150 * l.refills);
+	CHECK(b.max_refill_ns < l.max_refill_ns);
+	return 0;
+}
+
+static int test_bad_params(void)
+{
+	struct sim_params p = params("auto", 1000, 256);
+	struct sim_result r;
+	char err[160];
+
+	p.ring = 1;
+	CHECK(sim_run(&p, &r) == -1);
+	CHECK(sim_check(&p, err, sizeof(err)) == -1 && strstr(err, "ring"));
+	p = params("64", 1000, 256);
+	p.budget = 32;
+	CHECK(sim_check(&p, err, sizeof(err)) == -1 && strstr(err, "min_numfree"));
+	p = params("auto", 0, 256);
+	CHECK(sim_check(&p, err, sizeof(err)) == -1);
+	return 0;
+}
+
+int main(void)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(void);
+	} tests[] = {
+		{ "rules", test_rules },
+		{ "accounting", test_accounting },
+		{ "repeatable", test_repeatable },
+		{ "capacity_and_stalls", test_capacity_and_stalls },
+		{ "one_frame_per_poll", test_one_frame_per_poll },
+		{ "mechanism", test_mechanism },
+		{ "bad_params", test_bad_params },
+	};
+	int passed = 0, failed = 0;
+
+	for (unsigned int i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		if (tests[i].fn()) {
+			printf("FAIL %s\n", tests[i].name);
+			failed++;
+		} else {
+			printf("ok   %s\n", tests[i].name);
+			passed++;
+		}
+	}
+	printf("ringsim: %d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}
