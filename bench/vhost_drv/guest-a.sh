@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs inside the guest of workload A, as root: for each trial, sets the
-# tun knob, starts vhost_drv (with the device's vhost-net rx batch) (the userspace "guest" of
+# tun knob, starts vhost_drv with the device's rx batch (the userspace "guest" of
 # vhost-net, which creates the tap and attaches it), sends COUNT pktgen
 # frames on the tap from kpktgend_1 (the driver runs on CPU 0), waits until
 # vhost-net took every frame the tap queued, stops the driver (which drains
