@@ -1,0 +1,74 @@
+# shellcheck shell=bash
+# The statistics layer every workload's tables use: each setting (arm)
+# against a reference, paired by unit (a boot, or one round of blocks in a
+# boot), as a ratio of means with a 95 % bootstrap confidence interval, the
+# A/A arm's interval (the reference measured twice: the noise floor) on
+# every row, and a verdict (bench/stats/compare does the arithmetic).
+#
+# An A/A arm is named REF_aa: a setting with the same knobs as REF, run as
+# a separate arm, interleaved like any other (aa_base gives REF back).
+
+# shellcheck disable=SC2034 # used by the workload scripts
+STATS_COLS="metric,arm,units,mean,ref_mean,ratio,ci_lo,ci_hi,detectable_pct,aa_ci_lo,aa_ci_hi,verdict"
+
+# stats_build: bench/stats/compare, built into the cache (once).
+stats_build() {
+	make -s -C "$VRB_ROOT/bench/stats" BUILD="$VRB_CACHE/stats" "$VRB_CACHE/stats/compare" >/dev/null
+}
+
+# aa_base SETTING: the setting an A/A arm repeats (SETTING itself otherwise).
+aa_base() {
+	echo "${1%_aa}"
+}
+
+# stats_expr HEADER EXPR: EXPR (awk) with each $NAME of a HEADER column
+# (comma-separated) replaced by its field number; dies on an unknown $NAME.
+stats_expr() {
+	local header=$1 expr=$2 name i=0 out
+	out=$expr
+	# longest names first: $refill_bufs before $refills
+	while read -r _ name; do
+		i=$(tr ',' '\n' <<<"$header" | grep -nx -- "$name" | cut -d: -f1)
+		out=${out//\$$name/\$$i}
+	done < <(tr ',' '\n' <<<"$header" | awk '{ print length($0), $0 }' | sort -rn)
+	if [[ "$out" =~ \$[a-z_] ]]; then
+		die "stats: '$expr' names a column that is not in '$header'"
+	fi
+	echo "$out"
+}
+
+# stats_units CSV UNIT ARM VALUE [FILTER]: "UNIT,ARM,VALUE" lines from a
+# result CSV (its "#" metadata and header skipped). UNIT, ARM and VALUE are
+# awk expressions over the columns, named $NAME; div(a, b) is a / b, or no
+# value when b is 0 (the row is left out). FILTER: an awk condition.
+stats_units() {
+	local csv=$1 header prog
+	header=$(grep -v '^#' "$csv" | head -n 1)
+	prog="function div(a, b) { return b == 0 ? \"\" : a / b }
+		NR > 1 && ($(stats_expr "$header" "${5:-1}")) {
+			v = $(stats_expr "$header" "$4")
+			if (v != \"\") printf \"%s,%s,%.10g\\n\", $(stats_expr "$header" "$2"), $(stats_expr "$header" "$3"), v
+		}"
+	grep -v '^#' "$csv" | awk -F, "$prog"
+}
+
+# stats_compare METRIC BETTER REF AA: compare's rows (no header) for the
+# UNIT,ARM,VALUE lines on standard input. BETTER: lower, higher or "" (a
+# mechanism has no better direction); AA: the A/A arm or "".
+stats_compare() {
+	local args=(--metric "$1" --ref "$3")
+	[ -z "$2" ] || args+=(--better "$2")
+	[ -z "$4" ] || args+=(--aa "$4")
+	"$VRB_CACHE/stats/compare" "${args[@]}" | tail -n +2
+}
+
+# stats_table FILE: verdicts.csv (STATS_COLS rows) as aligned text.
+stats_table() {
+	grep -v '^#' "$1" | awk -F, '
+		NR == 1 { next }
+		{ ci = ($7 == "") ? "-" : sprintf("[%s, %s]", $7, $8)
+		  aa = ($10 == "") ? "-" : sprintf("[%s, %s]", $10, $11)
+		  printf "%-22s %-10s %5s %12s %8s %-18s %8s %-18s %s\n", $1, $2, $3, $4, ($6 == "" ? "-" : $6), ci,
+			($9 == "" ? "-" : "+-" $9 "%"), aa, $12 }' |
+		sed '1i metric                 arm        units         mean    ratio 95% CI             detect   A/A 95% CI         verdict'
+}

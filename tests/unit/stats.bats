@@ -1,0 +1,99 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2016 # the awk expressions are single-quoted on purpose
+# The statistics layer (bench/stats/compare, lib/stats.sh): its unit tests
+# under ASan/UBSan, its verdicts on a recorded fixture from a real run
+# (results/20261130T123527Z-B's trials.csv: workload B, ring 256, stock
+# auto legacy mn16 x 5 boots), the A/A arm's role, and bad input.
+
+load helpers
+
+setup() {
+	load_libs
+	# shellcheck source=lib/stats.sh
+	. "$VRB_ROOT/lib/stats.sh"
+	FIX=$VRB_ROOT/tests/fixtures/stats/b-20261130T123527Z-trials.csv
+}
+
+@test "the statistics code passes its unit tests (ASan/UBSan), coverage included" {
+	run make -s -C "$VRB_ROOT/bench/stats" BUILD="$VRB_CACHE/stats" check
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"stats: 9 passed, 0 failed"* ]]
+}
+
+@test "on the recorded run: legacy refills less and starves more than auto; mn16's drops are not told apart" {
+	stats_build
+	run stats_units "$FIX" '$repeat' '$setting' '1000 * div($refills, $delivered)' '$kernel == "patched"'
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 15 ]		# 5 repeats x auto legacy mn16; stock has no counters
+	[[ "${lines[0]}" == 1,auto,15.99* ]]
+	run bash -c '. "$VRB_ROOT/lib/functions.sh"; . "$VRB_ROOT/lib/stats.sh"
+		stats_units "$1" "\$repeat" "\$setting" "1000 * div(\$refills, \$delivered)" "\$kernel == \"patched\"" |
+			stats_compare refills_per_1000 "" auto ""' _ "$FIX"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# metric,arm,units,mean,ref_mean,ratio,ci_lo,ci_hi,detectable_pct,aa_ci_lo,aa_ci_hi,verdict
+	[[ "${lines[0]}" == refills_per_1000,auto,5,*,1,,,,,,reference ]]
+	IFS=, read -r _ arm n _ _ ratio lo hi _ _ _ verdict <<<"${lines[1]}"
+	[ "$arm" = legacy ] && [ "$n" -eq 5 ] && [ "$verdict" = lower ]
+	awk -v r="$ratio" -v l="$lo" -v h="$hi" 'BEGIN { exit !(l < r && r < h && h < 0.4 && l > 0.3) }'
+	run bash -c '. "$VRB_ROOT/lib/functions.sh"; . "$VRB_ROOT/lib/stats.sh"
+		stats_units "$1" "\$repeat" "\$setting" "\$drop_pct" | stats_compare drop_pct lower auto ""' _ "$FIX"
+	echo "$output"
+	[[ "$output" == *"drop_pct,mn16,5,"*",no difference detected"* ]]
+	[[ "$output" == *"drop_pct,legacy,5,"*",worse"* ]]
+}
+
+@test "the A/A arm: its interval is on every row; when it differs, no verdict is trusted" {
+	stats_build
+	# a: the reference; a_aa: the same within noise; b: 30 % higher
+	data=$(for u in 1 2 3 4 5 6 7 8; do
+		echo "$u,a,$((100 + u % 3 * 5))"
+		echo "$u,a_aa,$((100 + (u + 1) % 3 * 5))"
+		echo "$u,b,$((130 + u % 2 * 4))"
+	done)
+	run stats_compare pps higher a a_aa <<<"$data"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[1]}" == pps,a_aa,8,*",A/A: no difference (the noise floor)" ]]
+	[[ "${lines[2]}" == pps,b,8,*,better ]]
+	aa=$(cut -d, -f10,11 <<<"${lines[1]}")
+	[ "$(cut -d, -f10,11 <<<"${lines[2]}")" = "$aa" ]	# b's row carries the A/A interval
+	[ -n "$aa" ] && [ "$aa" != , ]
+	# an A/A arm that differs (the run cannot separate anything)
+	run stats_compare pps higher a a_aa <<<"${data//,a_aa,/,a_aa,1}"
+	echo "$output"
+	[[ "${lines[1]}" == *"A/A DIFFERS: the run cannot separate settings" ]]
+	[[ "${lines[2]}" == *"better (but A/A differs too: not trusted)" ]]
+}
+
+@test "compare and stats_expr refuse bad input with a message" {
+	stats_build
+	c=$VRB_CACHE/stats/compare
+	run "$c"
+	[ "$status" -eq 2 ] && [[ "$output" == *"--ref is required"* ]]
+	for o in "--better up" "--resamples 99" "--resamples 1x" "--level 1" "--level ''" "--seed -1" "--bogus 1"; do
+		run bash -c "\"$c\" --ref a $o </dev/null"
+		echo "$o: $output"
+		[ "$status" -eq 2 ]
+	done
+	run "$c" --ref a "$BATS_TEST_TMPDIR/none.csv"
+	[ "$status" -eq 1 ] && [[ "$output" == *"none.csv: No such file"* ]]
+	run "$c" --ref x <<<"1,a,1"
+	[ "$status" -eq 1 ] && [[ "$output" == *"no arm 'x' (the reference)"* ]]
+	run "$c" --ref a --aa z <<<"1,a,1"
+	[ "$status" -eq 1 ] && [[ "$output" == *"no A/A arm 'z'"* ]]
+	run "$c" --ref a <<<"1,a,1,2"
+	[ "$status" -eq 1 ] && [[ "$output" == *"<stdin>:1: expected UNIT,ARM,VALUE"* ]]
+	run "$c" --ref a <<<"1,a,x"
+	[ "$status" -eq 1 ] && [[ "$output" == *"value 'x' is not a finite number"* ]]
+	run "$c" --ref a </dev/null
+	[ "$status" -eq 1 ] && [[ "$output" == *"no measurements"* ]]
+	# fewer than 3 paired units: no interval, said so
+	run "$c" --ref a <<<$'1,a,1\n1,b,2\n2,a,1\n2,b,2'
+	[ "$status" -eq 0 ] && [[ "${lines[2]}" == *"undefined: fewer than 3 paired units" ]]
+	run stats_expr "a,b" '$a + $c'
+	[ "$status" -ne 0 ] && [[ "$output" == *"names a column that is not in 'a,b'"* ]]
+	[ "$(stats_expr "rx,rx_queue_size" '$rx_queue_size / $rx')" = '$2 / $1' ]
+}
