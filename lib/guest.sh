@@ -70,12 +70,17 @@ guest_accel() {
 	esac
 }
 
-# guest_qemu_args ACCEL IMAGE RUNDIR VCPUS MEM APPEND: the QEMU command line,
-# one argument per line.
+# guest_qemu_args ACCEL IMAGE RUNDIR VCPUS MEM APPEND [CLOCK]: the QEMU
+# command line, one argument per line. CLOCK icount (TCG only) takes the
+# qemu-tcg-icount.args profile: one thread, instructions counted.
 guest_qemu_args() {
-	local accel=$1 image=$2 run=$3 vcpus=$4 mem=$5 append=$6
+	local accel=$1 image=$2 run=$3 vcpus=$4 mem=$5 append=$6 clock=${7:-realtime}
 	qemu_profile_args qemu-common.args
-	qemu_profile_args "qemu-$accel.args"
+	if [ "$clock" = icount ]; then
+		qemu_profile_args qemu-tcg-icount.args
+	else
+		qemu_profile_args "qemu-$accel.args"
+	fi
 	# Guest RAM in a shared memfd: a vhost-user backend (workload B) maps it.
 	printf '%s\n' \
 		-smp "$vcpus" -m "$mem" \

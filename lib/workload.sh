@@ -4,9 +4,24 @@
 # of settings per repeat, and the probe that watches them.
 
 # setting_kernel SETTING: the kernel a setting boots ("stock" boots stock,
-# every other setting sets a knob of the patched kernel).
+# every other setting sets a knob of the patched kernel). SETTING_aa is the
+# A/A copy of SETTING: the same kernel and knobs, measured as its own arm.
 setting_kernel() {
-	if [ "$1" = stock ]; then echo stock; else echo patched; fi
+	if [ "${1%_aa}" = stock ]; then echo stock; else echo patched; fi
+}
+
+# with_aa REF NO_AA SETTINGS...: the settings, plus REF_aa (the A/A arm)
+# right after REF unless NO_AA is 1 or it is there already.
+with_aa() {
+	local ref=$1 no_aa=$2 s out=()
+	shift 2
+	for s in "$@"; do
+		out+=("$s")
+		if [ "$s" = "$ref" ] && [ "$no_aa" != 1 ] && [[ " $* " != *" ${ref}_aa "* ]]; then
+			out+=("${ref}_aa")
+		fi
+	done
+	echo "${out[*]}"
 }
 
 # rotate N WORD...: the words, starting from the Nth (cyclically), so that
@@ -15,6 +30,51 @@ rotate() {
 	local r=$1
 	shift
 	printf '%s\n' "$@" | awk -v r="$r" '{ a[NR] = $0 } END { for (i = 0; i < NR; i++) print a[(i + r - 1) % NR + 1] }'
+}
+
+# host_busy_cpus: host CPUs' worth of busy time over the last second
+# (/proc/stat: everything but idle and iowait), e.g. 0.07.
+host_busy_cpus() {
+	local a b
+	a=$(head -n 1 /proc/stat)
+	sleep 1
+	b=$(head -n 1 /proc/stat)
+	awk -v a="$a" -v b="$b" -v n="$(nproc)" 'BEGIN {
+		split(a, x, " "); split(b, y, " ")
+		for (i = 2; i <= 9; i++) { d = y[i] - x[i]; t += d; if (i == 5 || i == 6) idle += d }
+		printf "%.2f", t ? n * (t - idle) / t : 0 }'
+}
+
+# host_load1: the host's 1-minute load average.
+host_load1() {
+	cut -d' ' -f1 /proc/loadavg
+}
+
+# host_check_quiet: dies when more than VRB_BUSY_MAX CPUs' worth of the host
+# is busy (naming the busiest processes), unless VRB_ALLOW_BUSY_HOST=1;
+# prints "BUSY_CPUS allowed|quiet" for the metadata.
+host_check_quiet() {
+	local busy
+	busy=$(host_busy_cpus)
+	if awk -v b="$busy" -v m="$VRB_BUSY_MAX" 'BEGIN { exit !(b > m) }'; then
+		if [ "${VRB_ALLOW_BUSY_HOST:-0}" = 1 ]; then
+			warn "the host is busy ($busy CPUs): running anyway (--allow-busy-host)"
+			echo "$busy busy-allowed"
+			return 0
+		fi
+		ps -eo pcpu=,comm= --sort=-pcpu | head -n 3 | sed 's/^/  /' >&2
+		die "the host is busy: $busy CPUs' worth over the last second (more than $VRB_BUSY_MAX); a benchmark would measure that. Wait, or pass --allow-busy-host (recorded in the results)"
+	fi
+	echo "$busy quiet"
+}
+
+# host_cpus: "QEMU_CPU SOURCE_CPU": the host CPUs to pin to (both 0 on a 1-CPU host).
+host_cpus() {
+	if [ "$(nproc)" -ge 2 ]; then
+		echo "$VRB_HOST_CPU_QEMU $VRB_HOST_CPU_SOURCE"
+	else
+		echo "0 0"
+	fi
 }
 
 # Probes: NAME is a systemtap probe (stap/NAME.stp, built per kernel by

@@ -29,6 +29,10 @@ boot or stopped before the command finished.
   --timeout S        seconds the command may run ($VRB_GUEST_CMD_TIMEOUT)
   --run-dir DIR      keep the run's files here (console.log, output, rc, timing);
                      default: a temporary dir, removed after a clean run
+  --host-cpus LIST   pin QEMU (all its threads) to these host CPUs (taskset -c)
+  --clock C          realtime (default), or icount: TCG counts instructions,
+                     the guest runs in virtual time (1 ns per instruction;
+                     1 vCPU only: SMP hangs at bring-up under icount in QEMU 7.2)
   --qemu-arg ARG     one more QEMU argument (repeatable)
   --append ARGS      more kernel command line
   --init PATH        PID 1 (default: guest-config/init)
@@ -40,7 +44,7 @@ EOF
 
 kernel=patched vcpus=$VRB_GUEST_VCPUS mem=$VRB_GUEST_MEM accel_mode=$VRB_ACCEL
 boot_timeout=$VRB_GUEST_BOOT_TIMEOUT cmd_timeout=$VRB_GUEST_CMD_TIMEOUT
-run='' keep_run='' append='' init=$VRB_ROOT/guest-config/init
+run='' keep_run='' append='' init=$VRB_ROOT/guest-config/init host_cpus='' clock=realtime
 qemu_extra=()
 qpid='' tpid='' guest_failed=''
 
@@ -74,6 +78,8 @@ parse_args() {
 		--timeout) need_value $# "$1"; cmd_timeout=$2; shift 2 ;;
 		--run-dir) need_value $# "$1"; run=$2; keep_run=1; shift 2 ;;
 		--qemu-arg) need_value $# "$1"; qemu_extra+=("$2"); shift 2 ;;
+		--host-cpus) need_value $# "$1"; host_cpus=$2; shift 2 ;;
+		--clock) need_value $# "$1"; clock=$2; shift 2 ;;
 		--append) need_value $# "$1"; append=$2; shift 2 ;;
 		--init) need_value $# "$1"; init=$2; shift 2 ;;
 		-h | --help) usage; exit 0 ;;
@@ -85,6 +91,19 @@ parse_args() {
 	command_words=("$@")
 	case $accel_mode in auto | kvm | tcg) ;; *) die "unknown accelerator '$accel_mode' (auto, kvm or tcg)" ;; esac
 	check_range --vcpus "$vcpus" 1 8
+	case $clock in
+	realtime) ;;
+	icount)
+		[ "$vcpus" -eq 1 ] || die "--clock icount needs --vcpus 1 (QEMU 7.2 hangs at SMP bring-up under icount)"
+		[ "$accel_mode" != kvm ] || die "--clock icount is a TCG mode: not with --accel kvm"
+		accel_mode=tcg
+		;;
+	*) die "unknown clock '$clock' (realtime or icount)" ;;
+	esac
+	if [ -n "$host_cpus" ]; then
+		[[ "$host_cpus" =~ ^[0-9]+([,-][0-9]+)*$ ]] || die "--host-cpus: '$host_cpus' is not a CPU list (e.g. 1 or 0-1)"
+		taskset -c "$host_cpus" true 2>/dev/null || die "--host-cpus: cannot run on host CPUs '$host_cpus' (this host has $(nproc))"
+	fi
 	check_range --mem "$mem" 256 1048576
 	check_range --boot-timeout "$boot_timeout" 1 86400
 	check_range --timeout "$cmd_timeout" 1 604800
@@ -152,10 +171,12 @@ main() {
 	write_cmd
 	local -a args
 	mapfile -t args < <(guest_qemu_args "$accel" "$image" "$run" "$vcpus" "$mem" \
-		"$(guest_kernel_cmdline "$init" "$append")")
-	log "booting $kernel: accel=$accel ($reason), vcpus=$vcpus, mem=${mem}M"
+		"$(guest_kernel_cmdline "$init" "$append")" "$clock")
+	local pin=()
+	[ -z "$host_cpus" ] || pin=(taskset -c "$host_cpus")
+	log "booting $kernel: accel=$accel ($reason), clock=$clock, vcpus=$vcpus, mem=${mem}M${host_cpus:+, host CPUs $host_cpus}"
 	t0=$(now)
-	"$VRB_QEMU" "${args[@]}" "${qemu_extra[@]}" >"$run/qemu.log" 2>&1 </dev/null &
+	"${pin[@]}" "$VRB_QEMU" "${args[@]}" "${qemu_extra[@]}" >"$run/qemu.log" 2>&1 </dev/null &
 	qpid=$!
 	while kill -0 "$qpid" 2>/dev/null; do
 		if [ -z "$tstart" ]; then
@@ -193,6 +214,8 @@ main() {
 		echo "image=$image"
 		echo "accel=$accel"
 		echo "accel_reason=$reason"
+		echo "clock=$clock"
+		echo "host_cpus=${host_cpus:-any}"
 		echo "vcpus=$vcpus"
 		echo "mem_mib=$mem"
 		echo "boot_seconds=$boot_s"

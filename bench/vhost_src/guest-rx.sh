@@ -29,37 +29,18 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -ge 1 ] || { echo "usage: guest-rx.sh [--load N] [--down FRAMES HOLD] [--probe FILE] KNOBS [MAX_SECONDS]" >&2; exit 2; }
+# shellcheck source=bench/guest/virtio.sh
+. "$(dirname "$0")/../guest/virtio.sh"
 # shellcheck source=bench/guest/probe.sh
 . "$(dirname "$0")/../guest/probe.sh"
 knobs=$1 max=${2:-120}
 
-iface=''
-for d in /sys/class/net/*; do
-	[ "$(basename "$(readlink -f "$d/device/driver" 2>/dev/null)")" = virtio_net ] &&
-		iface=$(basename "$d") && break
-done
-[ -n "$iface" ] || { echo "guest-rx: no virtio-net interface" >&2; exit 1; }
-
-if [ "$knobs" != - ]; then
-	for kv in $knobs; do
-		for p in /sys/class/net/"$iface"/queues/rx-*/virtio_net/"${kv%%=*}"; do
-			[ -w "$p" ] || { echo "guest-rx: no knob ${kv%%=*} in this kernel" >&2; exit 1; }
-			echo "${kv#*=}" >"$p"
-		done
-		echo "knob_${kv%%=*}=$(cat "$p")"
-	done
-fi
-
-rx() { cat "/sys/class/net/$iface/statistics/rx_packets"; }
-
-loaders=()
-stop_load() { [ "${#loaders[@]}" -eq 0 ] || kill "${loaders[@]}" 2>/dev/null || true; }
-trap stop_load EXIT
-ncpu=$(nproc)
-for i in $(seq "$load"); do
-	taskset -c $(((i - 1) % ncpu)) sh -c 'while :; do :; done' &
-	loaders+=($!)
-done
+vn_find
+iface=$VN_IFACE
+vn_set_knobs "$knobs"
+rx() { vn_rx; }
+trap vn_load_stop EXIT
+vn_load_start "$load"
 [ "$load" -eq 0 ] || echo "guest_load=$load"
 [ -z "$probe" ] || probe_start "$probe"
 ip link set "$iface" up
@@ -86,7 +67,7 @@ while [ $((SECONDS - start)) -lt "$max" ]; do
 		break
 	fi
 done
-stop_load
+vn_load_stop
 if [ -n "$probe" ]; then
 	# not in a pipeline: probe_stop waits for the probe, a child of this shell
 	probe_stop >/tmp/probe-rx.txt
@@ -95,4 +76,4 @@ fi
 [ -n "$first" ] || { echo "guest-rx: no frame arrived in $max s" >&2; exit 1; }
 
 echo "guest_rx_packets=$(rx)"
-ethtool -S "$iface" | sed -n 's/^ *rx_queue_0_\(packets\|drops\|kicks\|refills\|refill_bufs\|refill_oom\|starved_polls\|starvations\): \([0-9]*\)$/guest_rxq0_\1=\2/p'
+vn_counters | sed -n '/^rx=/!s/^/guest_rxq0_/p'

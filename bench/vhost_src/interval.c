@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "interval.h"
 
+#include <string.h>
+
 void interval_reset(struct interval *iv)
 {
 	*iv = (struct interval){ .avail_min = UINT32_MAX };
@@ -32,14 +34,35 @@ void interval_sum(struct interval *total, const struct interval *iv)
 	total->samples += iv->samples;
 }
 
-void interval_row(FILE *f, double t, const struct interval *iv)
+void interval_row(FILE *f, double t, const struct interval *iv, const char *phase)
 {
 	if (iv->samples)
-		fprintf(f, "%.3f,%llu,%llu,%llu,%u,%.1f\n", t, (unsigned long long)iv->offered,
+		fprintf(f, "%.3f,%llu,%llu,%llu,%u,%.1f,%s\n", t, (unsigned long long)iv->offered,
 			(unsigned long long)iv->delivered, (unsigned long long)iv->dropped,
-			iv->avail_min, (double)iv->avail_sum / (double)iv->samples);
+			iv->avail_min, (double)iv->avail_sum / (double)iv->samples, phase);
 	else
-		fprintf(f, "%.3f,%llu,%llu,%llu,,\n", t, (unsigned long long)iv->offered,
-			(unsigned long long)iv->delivered, (unsigned long long)iv->dropped);
+		fprintf(f, "%.3f,%llu,%llu,%llu,,,%s\n", t, (unsigned long long)iv->offered,
+			(unsigned long long)iv->delivered, (unsigned long long)iv->dropped, phase);
 	fflush(f);
+}
+
+void phase_read(const char *path, char phase[PHASE_MAX])
+{
+	char line[PHASE_MAX + 1];
+	FILE *f = path ? fopen(path, "r") : NULL;
+	size_t n;
+
+	strcpy(phase, "-");
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f)) {
+		n = strcspn(line, "\n");
+		/* a whole line, of the allowed characters */
+		if (n && n < PHASE_MAX && line[n] == '\n' &&
+		    strspn(line, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-") == n) {
+			memcpy(phase, line, n);
+			phase[n] = 0;
+		}
+	}
+	fclose(f);
 }

@@ -15,13 +15,22 @@ struct interval {
 	uint64_t samples;
 };
 
-#define INTERVAL_CSV_HEADER "t_s,offered,delivered,dropped,avail_min,avail_mean"
+#define INTERVAL_CSV_HEADER "t_s,offered,delivered,dropped,avail_min,avail_mean,phase"
 
 void interval_reset(struct interval *iv);
 void interval_avail(struct interval *iv, uint32_t avail);
 void interval_add(struct interval *iv, uint32_t offered, uint32_t delivered);
 /* Adds iv into total (avail_min: the lowest of both). */
 void interval_sum(struct interval *total, const struct interval *iv);
-void interval_row(FILE *f, double t, const struct interval *iv);
+/* The interval's row; phase: what the guest said it was doing ("-": nothing). */
+void interval_row(FILE *f, double t, const struct interval *iv, const char *phase);
+
+#define PHASE_MAX 48
+/*
+ * Reads the phase the guest wrote to path (its first line: 1-47 of
+ * A-Z a-z 0-9 _ . : -) into phase; "-" when there is no such file, the
+ * line is empty or malformed (a half-written file is never taken).
+ */
+void phase_read(const char *path, char phase[PHASE_MAX]);
 
 #endif /* INTERVAL_H */

@@ -16,14 +16,25 @@ export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$
 . "$VRB_ROOT/lib/guest.sh"
 # shellcheck source=lib/workload.sh
 . "$VRB_ROOT/lib/workload.sh"
+# shellcheck source=lib/stats.sh
+. "$VRB_ROOT/lib/stats.sh"
+# shellcheck source=bench/vhost_src/paired.sh
+. "$VRB_ROOT/bench/vhost_src/paired.sh"
 
 settings="stock auto legacy mn16 mn64 cap64"
+design=paired
+ref=''
+no_aa=0
+block=6
+settle=1
+rounds=4
+vcpus=1
 rates=''
 fractions="0.5 0.9"
 probe_rate=400000
 repeats=5
 duration=10
-interval=1000
+interval=''
 rings="256 1024"
 guest_load=0
 ndr_steps=6
@@ -34,6 +45,7 @@ down_after=''
 check_args=''
 probe=''
 out=''
+meta=() tdir='' cpu_qemu='' cpu_source='' aa=''
 
 usage() {
 	cat <<EOF
@@ -41,17 +53,32 @@ Usage: bench/vhost_src/run-b.sh [options]
 
 Workload B: vhost_src (DPDK vhost library) serves a vhost-user socket for the
 guest's virtio-net device (rx_queue_size RING) and enqueues UDP frames into
-its rx queue at a set rate for DURATION seconds; frames finding no free guest
-buffer are dropped and counted. One guest boot per trial; settings are
-interleaved (their order rotates every repeat). Then, per setting and ring,
-a zero-loss rate search (RFC 2544 style): a binary search on the rate
-between 0 and the capacity, a trial passing when its drop % is at most the
-tolerance; the settings' searches run interleaved, step by step.
-Writes to DIR: trials.csv (one row per trial), intervals.csv (one row per
-interval of every trial), summary.csv (medians per setting, ring and rate,
-ratios to stock), ndr_trials.csv and ndr.csv (the searches), tables.txt
-(seed 003's "interval / avgDropPackets / pps" table, the summary and the
-zero-loss rates as ratios to stock).
+its rx queue at a set rate; frames finding no free guest buffer are dropped
+and counted.
+
+Two designs:
+  paired (default)  one flood per boot; the guest switches the refill setting
+             between blocks of BLOCK s (ROUNDS rounds per boot, each round
+             every setting of the kernel once, in rotating then reversed
+             order: ABBA); vhost_src stamps its interval rows with the block
+             the guest is in; the first SETTLE s of a block are not counted.
+             The stock kernel differs only across boots: its boots run the
+             same rounds with the stock setting(s). A unit is one round;
+             every setting is compared with REF (default auto) in the same
+             rounds, and REF_aa, the reference measured as a second arm, is
+             added (unless --no-aa): the run's noise floor.
+             Writes blocks.csv and verdicts.csv (ratios to REF, 95 %
+             bootstrap intervals, verdicts), intervals.csv, tables.txt.
+  boots      one guest boot per trial, settings interleaved (their order
+             rotates every repeat); then a zero-loss rate search per setting
+             and ring (RFC 2544 style: a binary search on the rate between 0
+             and the capacity, a trial passing when its drop % is at most the
+             tolerance). Writes trials.csv, intervals.csv, summary.csv,
+             verdicts.csv (a unit is a repeat), ndr_trials.csv, ndr.csv and
+             tables.txt (seed 003's "interval / avgDropPackets / pps").
+
+Both pin QEMU and vhost_src to separate host CPUs (lib/parameters.sh) and
+refuse to start on a busy host (--allow-busy-host overrides).
 
 Settings (kernel and virtio_net knobs):
   stock    stock kernel (refill when free > min(budget, ring)/2)
@@ -60,14 +87,28 @@ Settings (kernel and virtio_net knobs):
   mnN      patched, min_numfree=N (0-64)
   capN     patched, min_numfree=auto, refill_max=N (bounded NAPI refill)
 
+  stock_aa, auto_aa, ...: the A/A copy of a setting (same knobs, own arm)
+
   --settings LIST    (default: "$settings")
+  --design D         paired or boots (default: $design)
+  --ref SETTING      the reference (default: auto if listed, else the first)
+  --no-aa            no A/A arm
+  --block S          paired: seconds per block, 2-600 (default: $block)
+  --settle S         paired: seconds not counted after a switch, 0-60, less
+                     than BLOCK (default: $settle)
+  --rounds N         paired: rounds per boot, 1-100 (default: $rounds)
+  --vcpus N          guest vCPUs, 1-8 (default: $vcpus: NAPI fits one; QEMU
+                     and vhost_src then each have a host CPU)
+  --allow-busy-host  run even when the host is busy (recorded)
   --rates LIST       offered pps; default: FRACTIONS x the capacity measured
                      first (one stock trial at --probe-rate)
   --fractions LIST   (default: "$fractions")
   --probe-rate PPS   (default: $probe_rate)
-  --repeats N        (default: $repeats)
-  --duration S       seconds of traffic per trial (default: $duration)
-  --interval MS      interval of the per-interval rows (default: $interval)
+  --repeats N        boots per kernel (paired) or trials per setting (boots)
+                     (default: $repeats)
+  --duration S       boots: seconds of traffic per trial (default: $duration)
+  --interval MS      interval of the per-interval rows (default: 500 paired,
+                     1000 boots)
   --rings LIST       rx_queue_size values, 256 and/or 1024 (default: "$rings")
   --ring N           the same, one value
   --guest-load N     N busy loops in the guest while the flood runs, 0-8
@@ -97,6 +138,14 @@ parse_args() {
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--settings) [ $# -ge 2 ] || die "$1 needs a value"; settings=$2; shift 2 ;;
+		--design) [ $# -ge 2 ] || die "$1 needs a value"; design=$2; shift 2 ;;
+		--ref) [ $# -ge 2 ] || die "$1 needs a value"; ref=$2; shift 2 ;;
+		--no-aa) no_aa=1; shift ;;
+		--block) [ $# -ge 2 ] || die "$1 needs a value"; block=$2; shift 2 ;;
+		--settle) [ $# -ge 2 ] || die "$1 needs a value"; settle=$2; shift 2 ;;
+		--rounds) [ $# -ge 2 ] || die "$1 needs a value"; rounds=$2; shift 2 ;;
+		--vcpus) [ $# -ge 2 ] || die "$1 needs a value"; vcpus=$2; shift 2 ;;
+		--allow-busy-host) export VRB_ALLOW_BUSY_HOST=1; shift ;;
 		--rates) [ $# -ge 2 ] || die "$1 needs a value"; rates=$2; shift 2 ;;
 		--fractions) [ $# -ge 2 ] || die "$1 needs a value"; fractions=$2; shift 2 ;;
 		--probe-rate) [ $# -ge 2 ] || die "$1 needs a value"; probe_rate=$2; shift 2 ;;
@@ -120,6 +169,21 @@ parse_args() {
 	local s r f
 	[ -n "$settings" ] || die "--settings is empty"
 	for s in $settings; do setting_knobs "$s" >/dev/null; done
+	case $design in paired | boots) ;; *) die "--design must be paired or boots, not '$design'" ;; esac
+	if [ -z "$ref" ]; then
+		ref=${settings%% *}
+		[[ " $settings " != *" auto "* ]] || ref=auto
+	fi
+	[[ " $settings " == *" $ref "* ]] || die "--ref $ref is not one of the settings ($settings)"
+	# shellcheck disable=SC2086 # a word list
+	settings=$(with_aa "$ref" "$no_aa" $settings)
+	[ "$(tr ' ' '\n' <<<"$settings" | sort | uniq -d)" = "" ] || die "--settings names a setting twice"
+	check_range --block "$block" 2 600
+	check_range --settle "$settle" 0 60
+	[ "$settle" -lt "$block" ] || die "--settle ($settle) must be less than --block ($block)"
+	check_range --rounds "$rounds" 1 100
+	check_range --vcpus "$vcpus" 1 8
+	[ -n "$interval" ] || { interval=1000; [ "$design" = boots ] || interval=500; }
 	for r in $rates; do check_range --rates "$r" 1 100000000; done
 	for f in $fractions; do
 		[[ "$f" =~ ^(0\.[0-9]+|1(\.0+)?)$ ]] || die "--fractions: '$f' is not a number in (0, 1]"
@@ -146,7 +210,7 @@ parse_args() {
 
 # setting_knobs NAME: the virtio_net knobs a setting sets ("-": none).
 setting_knobs() {
-	case $1 in
+	case $(aa_base "$1") in
 	stock) echo - ;;
 	auto) echo "min_numfree=auto refill_max=0" ;;
 	legacy) echo "min_numfree=legacy refill_max=0" ;;
@@ -158,7 +222,7 @@ setting_knobs() {
 		check_range "setting $1" "${1#cap}" 1 32768 >/dev/null
 		echo "min_numfree=auto refill_max=${1#cap}"
 		;;
-	*) die "unknown setting '$1' (stock, auto, legacy, mnN, capN)" ;;
+	*) die "unknown setting '$1' (stock, auto, legacy, mnN, capN, each also as NAME_aa)" ;;
 	esac
 }
 
@@ -170,25 +234,21 @@ build() {
 # trial ID SETTING RING RATE [DOWN_FRAMES]: one guest boot with the flood;
 # prints the trial's key=value lines (source totals and guest counters).
 trial() {
-	local id=$1 setting=$2 ring=$3 rate=$4 down=${5:-} dir sock src_pid rc=0 gargs=()
+	local id=$1 setting=$2 ring=$3 rate=$4 down=${5:-} dir sock src_pid rc=0 gargs=() load1
+	load1=$(host_load1)
 	dir=$tdir/$id
 	mkdir -p "$dir"
 	sock=$dir/vu.sock
 	"$VRB_CACHE/vhost_src/vhost_src" --socket "$sock" --rate "$rate" --duration "$duration" \
-		--interval "$interval" --out "$dir/intervals.csv" --wait 300 >"$dir/source.log" 2>&1 &
+		--interval "$interval" --out "$dir/intervals.csv" --wait 300 --lcore "$cpu_source" \
+		>"$dir/source.log" 2>&1 &
 	src_pid=$!
 	for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
 	[ -S "$sock" ] || { cat "$dir/source.log" >&2; die "vhost_src did not create $sock"; }
 	gargs=(--load "$guest_load")
 	[ -z "$down" ] || gargs+=(--down "$down" "$duration")
 	[ -z "$probe" ] || gargs+=(--probe "$(probe_file "$probe" "$(setting_kernel "$setting")")")
-	# vectors=0: QEMU 7.2 under TCG crashes starting vhost-user with MSI-X
-	# (msix_set_vector_notifiers); INTx works.
-	"$VRB_ROOT/scripts/guest-run.sh" --kernel "$(setting_kernel "$setting")" --run-dir "$dir/guest" \
-		--timeout $((duration + 300)) \
-		--qemu-arg -chardev --qemu-arg "socket,id=vu0,path=$sock" \
-		--qemu-arg -netdev --qemu-arg "vhost-user,id=n0,chardev=vu0" \
-		--qemu-arg -device --qemu-arg "virtio-net-pci,netdev=n0,rx_queue_size=$ring,vectors=0,romfile=" \
+	b_guest "$(setting_kernel "$setting")" "$dir" "$sock" "$ring" $((duration + 300)) \
 		-- "$VRB_ROOT/bench/vhost_src/guest-rx.sh" "${gargs[@]}" "$(setting_knobs "$setting")" $((duration + 120)) \
 		>"$dir/guest.log" 2>&1 || rc=$?
 	wait "$src_pid" || true
@@ -200,12 +260,29 @@ trial() {
 		sed -n 's/^probe\[rx\] //p' "$dir/guest.log" >"$dir/probe-$probe.txt"
 		probe_summary "$probe" "$dir/probe-$probe.txt" | sed "s/^/trial=$id /" >>"$out/probe-$probe.txt"
 	fi
+	echo "host_load1=$load1"
 	sed -n 's/^vhost_src: totals: offered=\([0-9]*\) delivered=\([0-9]*\) dropped=\([0-9]*\) seconds=\([0-9.]*\).*/offered=\1\ndelivered=\2\ndropped=\3\nseconds=\4/p' "$dir/source.log"
 	grep -E '^(guest_|knob_)[a-z0-9_]*=' "$dir/guest.log" || true
 }
 
+# b_guest KERNEL DIR SOCKET RING TIMEOUT -- COMMAND...: a guest on KERNEL
+# whose virtio-net device (rx_queue_size RING) is served over vhost-user
+# at SOCKET, running COMMAND; its files in DIR/guest, QEMU pinned.
+b_guest() {
+	local kernel=$1 dir=$2 sock=$3 ring=$4 timeout=$5
+	shift 6
+	# vectors=0: QEMU 7.2 under TCG crashes starting vhost-user with MSI-X
+	# (msix_set_vector_notifiers); INTx works.
+	"$VRB_ROOT/scripts/guest-run.sh" --kernel "$kernel" --run-dir "$dir/guest" \
+		--vcpus "$vcpus" --host-cpus "$cpu_qemu" --timeout "$timeout" \
+		--qemu-arg -chardev --qemu-arg "socket,id=vu0,path=$sock" \
+		--qemu-arg -netdev --qemu-arg "vhost-user,id=n0,chardev=vu0" \
+		--qemu-arg -device --qemu-arg "virtio-net-pci,netdev=n0,rx_queue_size=$ring,vectors=0,romfile=" \
+		-- "$@"
+}
+
 # The columns of trials.csv and ndr_trials.csv (new ones go at the end).
-TRIAL_COLS="repeat,setting,kernel,knobs,rate_pps,offered,delivered,dropped,drop_pct,delivered_pps,guest_rx_packets,refills,refill_bufs,starved_polls,rx_queue_size,guest_load,starvations,refill_oom"
+TRIAL_COLS="repeat,setting,kernel,knobs,rate_pps,offered,delivered,dropped,drop_pct,delivered_pps,guest_rx_packets,refills,refill_bufs,starved_polls,rx_queue_size,guest_load,starvations,refill_oom,host_load1"
 
 # trial_row REPEAT SETTING RING RATE KV: a trials.csv row from trial's output.
 trial_row() {
@@ -215,13 +292,14 @@ trial_row() {
 	x=$(kv_line "$kv" dropped)
 	s=$(kv_line "$kv" seconds)
 	if [ -z "$o" ] || [ -z "$d" ]; then die "trial ($2, ring $3, $4 pps): no totals from vhost_src"; fi
-	printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$1" "$2" "$(setting_kernel "$2")" \
+	printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$1" "$2" "$(setting_kernel "$2")" \
 		"$(setting_knobs "$2" | tr ' ' ';')" "$4" "$o" "$d" "$x" \
 		"$(awk -v o="$o" -v x="$x" 'BEGIN { printf "%.4f", o ? 100 * x / o : 0 }')" \
 		"$(awk -v d="$d" -v s="$s" 'BEGIN { printf "%.0f", s ? d / s : 0 }')" \
 		"$(kv_line "$kv" guest_rx_packets)" "$(kv_line "$kv" guest_rxq0_refills)" \
 		"$(kv_line "$kv" guest_rxq0_refill_bufs)" "$(kv_line "$kv" guest_rxq0_starved_polls)" \
-		"$3" "$guest_load" "$(kv_line "$kv" guest_rxq0_starvations)" "$(kv_line "$kv" guest_rxq0_refill_oom)"
+		"$3" "$guest_load" "$(kv_line "$kv" guest_rxq0_starvations)" "$(kv_line "$kv" guest_rxq0_refill_oom)" \
+		"$(kv_line "$kv" host_load1)"
 }
 
 kv_line() {
@@ -308,7 +386,7 @@ tables() {
 		echo
 		grep -v '^#' "$out/intervals.csv" | tail -n +2 | awk -F, -v settings="$settings" -v ms="$interval" '
 			BEGIN { ns = split(settings, S, " ") }
-			{ t = $1 "," $2 "," $3 "," $10; i = ++idx[t]; k = $10 "," $3
+			{ t = $1 "," $2 "," $3 "," $11; i = ++idx[t]; k = $11 "," $3
 			  if (!(k in seen)) { seen[k] = 1; K[++nk] = k }
 			  sum[k, i, $2] += $7; cnt[k, i, $2]++; if (i > maxi[k]) maxi[k] = i }
 			END {
@@ -353,41 +431,26 @@ tables() {
 	} >"$out/tables.txt"
 }
 
-main() {
-	local r s rate ring n=0 total kv id first accel top
-	parse_args "$@"
-	[ -z "$check_args" ] || exit 0
-	kernel_check_source
-	stage "kernels" "$VRB_ROOT/scripts/build-kernels.sh" --variant all
-	stage "build vhost_src" build
-	# shellcheck disable=SC2086 # a word list
-	[ -z "$probe" ] || stage "probe $probe" build_probe_for "$probe" $settings
-	accel=$(guest_accel "$VRB_ACCEL" "$(kernel_image stock)")
-	log "accelerator: ${accel%% *} (${accel#* })"
-	[ -n "$out" ] || out=$(results_new_dir B)
-	mkdir -p "$out"
-	tdir=$out/trials
-	mkdir -p "$tdir"
-	if [ -z "$rates" ]; then
-		ring=${rings%% *}
-		log "B: measuring capacity: one stock trial at $probe_rate pps, ring $ring"
-		kv=$(trial probe stock "$ring" "$probe_rate")
-		first=$(trial_row 0 stock "$ring" "$probe_rate" "$kv" | cut -d, -f10)
-		log "B: capacity $first pps delivered"
-		for s in $fractions; do rates+="$(awk -v c="$first" -v f="$s" 'BEGIN { printf "%d", c * f }') "; done
-	fi
-	top=${ndr_max:-${first:-$(tr ' ' '\n' <<<"$rates" | sort -n | tail -n 1)}}
-	local meta=("workload=B (vhost_src -> vhost-user -> virtio-net rx)"
-		"accel=${accel%% *} (${accel#* })" "settings=$settings"
-		"rates_pps=$rates" "fractions_of_capacity=$fractions" "capacity_pps=${first:-not measured}"
-		"repeats=$repeats" "down_after_s=${down_after:-never}"
-		"duration_s=$duration" "interval_ms=$interval" "rx_queue_sizes=$rings" "guest_load=$guest_load"
-		"ndr=steps $ndr_steps, tolerance ${ndr_tolerance}%, searches $ndr_repeats, top $top pps"
-		"probe=${probe:-none}"
-		"guest_vcpus=$VRB_GUEST_VCPUS" "guest_nic=virtio-net-pci vectors=0 (INTx; QEMU 7.2 TCG + vhost-user + MSI-X crashes)"
-		"source=bench/vhost_src/vhost_src (DPDK $(pkg-config --modversion libdpdk)), burst 32, 60-byte UDP frames")
+# boots_verdicts: verdicts.csv for the boots design (a unit is a repeat,
+# per ring and rate).
+# shellcheck disable=SC2016 # awk expressions
+boots_verdicts() {
+	local u='"r" $repeat "-" $rx_queue_size "-" $rate_pps'
+	{
+		stats_units "$out/trials.csv" "$u" '$setting' '$drop_pct' |
+			stats_compare drop_pct lower "$ref" "$aa"
+		stats_units "$out/trials.csv" "$u" '$setting' '1000 * div($refills, $guest_rx_packets)' '$kernel == "patched"' |
+			stats_compare refills_per_1000 "" "$ref" "$aa"
+		stats_units "$out/trials.csv" "$u" '$setting' '1000 * div($starved_polls, $guest_rx_packets)' '$kernel == "patched"' |
+			stats_compare starved_polls_per_1000 "" "$ref" "$aa"
+	} >>"$out/verdicts.csv"
+}
+
+# boots_main: the boots design: one boot per trial; then the searches.
+boots_main() {
+	local r s rate ring n=0 total id
 	results_csv_open "$out/trials.csv" "$TRIAL_COLS" "${meta[@]}"
-	results_csv_open "$out/intervals.csv" "repeat,setting,rate_pps,t_s,offered,delivered,dropped,avail_min,avail_mean,rx_queue_size" "${meta[@]}"
+	results_csv_open "$out/intervals.csv" "repeat,setting,rate_pps,t_s,offered,delivered,dropped,avail_min,avail_mean,phase,rx_queue_size" "${meta[@]}"
 	total=$((repeats * $(wc -w <<<"$settings") * $(wc -w <<<"$rates") * $(wc -w <<<"$rings")))
 	for r in $(seq "$repeats"); do
 		# rotate the settings so that none always runs first
@@ -405,14 +468,73 @@ main() {
 		"setting,rx_queue_size,rate_pps,runs,median_drop_pct,median_drops_per_interval,median_delivered_pps,drop_pct_over_stock,delivered_over_stock" \
 		"${meta[@]}"
 	summary "$out/trials.csv" >>"$out/summary.csv"
+	results_csv_open "$out/verdicts.csv" "$STATS_COLS" "${meta[@]}" "unit=repeat (per ring and rate)"
+	boots_verdicts
 	if [ "$ndr_steps" -gt 0 ]; then
 		results_csv_open "$out/ndr_trials.csv" "$TRIAL_COLS" "${meta[@]}"
 		results_csv_open "$out/ndr.csv" "search,setting,rx_queue_size,ndr_pps,first_fail_pps,tolerance_pct,steps,top_pps" "${meta[@]}"
 		ndr_search "$top"
 	fi
 	tables
+	{
+		echo
+		echo "Against $ref, paired by repeat (95 % bootstrap intervals; ${aa:-no A/A arm}: the A/A arm, the noise floor):"
+		stats_table "$out/verdicts.csv"
+	} >>"$out/tables.txt"
+	log "B: $n trials"
+}
+
+main() {
+	local kv first accel top busy
+	parse_args "$@"
+	[ -z "$check_args" ] || exit 0
+	kernel_check_source
+	[[ " $settings " != *" ${ref}_aa "* ]] || aa=${ref}_aa
+	busy=$(host_check_quiet)
+	read -r cpu_qemu cpu_source < <(host_cpus)
+	stage "kernels" "$VRB_ROOT/scripts/build-kernels.sh" --variant all
+	stage "build vhost_src" build
+	stage "build the statistics" stats_build
+	# shellcheck disable=SC2086 # a word list
+	[ -z "$probe" ] || stage "probe $probe" build_probe_for "$probe" $settings
+	accel=$(guest_accel "$VRB_ACCEL" "$(kernel_image stock)")
+	log "accelerator: ${accel%% *} (${accel#* })"
+	[ -n "$out" ] || out=$(results_new_dir B)
+	mkdir -p "$out"
+	tdir=$out/trials
+	mkdir -p "$tdir"
+	if [ -z "$rates" ]; then
+		ring=${rings%% *}
+		log "B: measuring capacity: one stock trial at $probe_rate pps, ring $ring"
+		kv=$(trial probe stock "$ring" "$probe_rate")
+		first=$(trial_row 0 stock "$ring" "$probe_rate" "$kv" | cut -d, -f10)
+		log "B: capacity $first pps delivered"
+		for s in $fractions; do rates+="$(awk -v c="$first" -v f="$s" 'BEGIN { printf "%d", c * f }') "; done
+	fi
+	top=${ndr_max:-${first:-$(tr ' ' '\n' <<<"$rates" | sort -n | tail -n 1)}}
+	meta=("workload=B (vhost_src -> vhost-user -> virtio-net rx)"
+		"accel=${accel%% *} (${accel#* })" "clock=realtime" "design=$design" "settings=$settings"
+		"reference=$ref" "aa_arm=${aa:-none}"
+		"rates_pps=$rates" "fractions_of_capacity=$fractions" "capacity_pps=${first:-not measured}"
+		"repeats=$repeats" "down_after_s=${down_after:-never}")
+	if [ "$design" = paired ]; then
+		meta+=("blocks=$rounds rounds per boot, ${block} s per block, first ${settle} s not counted")
+	else
+		meta+=("duration_s=$duration"
+			"ndr=steps $ndr_steps, tolerance ${ndr_tolerance}%, searches $ndr_repeats, top $top pps")
+	fi
+	meta+=("interval_ms=$interval" "rx_queue_sizes=$rings" "guest_load=$guest_load"
+		"probe=${probe:-none}" "guest_vcpus=$vcpus"
+		"host_cpus=QEMU on $cpu_qemu, vhost_src on $cpu_source" "host_busy_cpus_at_start=$busy"
+		"guest_nic=virtio-net-pci vectors=0 (INTx; QEMU 7.2 TCG + vhost-user + MSI-X crashes)"
+		"source=bench/vhost_src/vhost_src (DPDK $(pkg-config --modversion libdpdk)), burst 32, 60-byte UDP frames")
+	if [ "$design" = paired ]; then
+		paired_main
+	else
+		boots_main
+	fi
 	cat "$out/tables.txt" >&2
-	log "B: $n trials; results in $out"
+	log "B: results in $out"
 }
 
 trap 'vrb_exit_report $?' EXIT

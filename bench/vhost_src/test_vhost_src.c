@@ -5,7 +5,9 @@
  * (headers, IPv4 checksum), MAC parsing, and the interval counters.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "frame.h"
@@ -127,16 +129,58 @@ static int test_interval(void)
 	CHECK(t.avail_min == 50 && t.samples == 3 && t.offered == 64);
 	f = fmemopen(row, sizeof(row), "w");
 	CHECK(f);
-	interval_row(f, 1.5, &t);
+	interval_row(f, 1.5, &t, "3:auto");
 	fclose(f);
-	CHECK(!strcmp(row, "1.500,64,62,2,50,73.3\n"));
+	CHECK(!strcmp(row, "1.500,64,62,2,50,73.3,3:auto\n"));
+	return 0;
+}
+
+/* phase_write PATH TEXT: the file the guest writes (fwrite: no newline added). */
+static int phase_write(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static int test_phase(void)
+{
+	char path[] = "/tmp/vrb-phase-XXXXXX", phase[PHASE_MAX];
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK(!phase_write(path, "12:legacy_aa\n"));
+	phase_read(path, phase);
+	CHECK(!strcmp(phase, "12:legacy_aa"));
+	/* no newline yet: a write in progress is not taken */
+	CHECK(!phase_write(path, "12:leg"));
+	phase_read(path, phase);
+	CHECK(!strcmp(phase, "-"));
+	for (const char *const *bad = (const char *const[]){ "\n", "a,b\n", "a b\n", "x\xff\n",
+		"0123456789012345678901234567890123456789012345678\n", NULL }; *bad; bad++) {
+		CHECK(!phase_write(path, *bad));
+		phase_read(path, phase);
+		CHECK(!strcmp(phase, "-"));
+	}
+	CHECK(!phase_write(path, "end\nmore\n"));
+	phase_read(path, phase);
+	CHECK(!strcmp(phase, "end"));
+	unlink(path);
+	phase_read(path, phase);
+	CHECK(!strcmp(phase, "-"));
+	phase_read(NULL, phase);
+	CHECK(!strcmp(phase, "-"));
 	return 0;
 }
 
 int main(void)
 {
 	int (*tests[])(void) = { test_pace_rate, test_pace_catch_up, test_pace_depth, test_pace_no_overflow,
-				 test_frame, test_mac, test_interval };
+				 test_frame, test_mac, test_interval, test_phase };
 
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		if (tests[i]())

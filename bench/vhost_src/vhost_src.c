@@ -37,6 +37,8 @@
 struct opts {
 	const char *socket;
 	const char *out;
+	const char *phase_file;
+	long lcore;
 	uint64_t rate;
 	long size, burst, duration, interval_ms, wait;
 	uint8_t dst[6];
@@ -87,6 +89,9 @@ static void usage(FILE *f)
 		"  --dst-mac MAC     destination MAC (default ff:ff:ff:ff:ff:ff)\n"
 		"  --wait S          seconds to wait for the guest, 1-3600 (default 120)\n"
 		"  --out FILE        CSV rows to FILE (default: standard output)\n"
+		"  --phase-file F    the guest's phase (one line, e.g. \"3:auto\"), read at each\n"
+		"                    interval's end and written in its row; \"end\" ends the run\n"
+		"  --lcore N         the host CPU the source runs on, 0-1023 (default 0)\n"
 		"  -h, --help        this text\n"
 		"Output: " INTERVAL_CSV_HEADER " per interval; totals on standard error.\n",
 		BURST_MAX);
@@ -118,6 +123,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "dst-mac", required_argument, NULL, 'm' },
 		{ "wait", required_argument, NULL, 'w' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "phase-file", required_argument, NULL, 'p' },
+		{ "lcore", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -130,6 +137,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		switch (c) {
 		case 's': o->socket = optarg; break;
 		case 'o': o->out = optarg; break;
+		case 'p': o->phase_file = optarg; break;
+		case 'l': if (num("--lcore", optarg, 0, 1023, &v)) return -1;
+			o->lcore = (long)v; break;
 		case 'r': if (num("--rate", optarg, 1, 100000000, &v)) return -1;
 			o->rate = (uint64_t)v; break;
 		case 'z': if (num("--size", optarg, FRAME_MIN, FRAME_MAX, &v)) return -1;
@@ -179,15 +189,16 @@ static int clear_socket(const char *path)
 	return unlink(path);
 }
 
-static int eal_start(void)
+static int eal_start(const struct opts *o)
 {
-	char prefix[32];
-	char *eal_argv[] = { "vhost_src", "-l", "0", "--no-huge", "-m", "64", "--no-pci",
+	char prefix[32], lcore[16];
+	char *eal_argv[] = { "vhost_src", "-l", lcore, "--no-huge", "-m", "64", "--no-pci",
 			     "--no-shconf", "--file-prefix", prefix, "--no-telemetry",
 			     "--log-level", "lib.eal:warning", NULL };
 	int eal_argc = (int)(sizeof(eal_argv) / sizeof(eal_argv[0])) - 1;
 
 	snprintf(prefix, sizeof(prefix), "vhost_src%d", (int)getpid());
+	snprintf(lcore, sizeof(lcore), "%ld", o->lcore);
 
 	if (rte_eal_init(eal_argc, eal_argv) < 0) {
 		fprintf(stderr, "vhost_src: DPDK EAL init failed: %s\n", rte_strerror(rte_errno));
@@ -249,6 +260,7 @@ static int run(const struct opts *o, int id, struct rte_mbuf **m, FILE *out)
 	interval_reset(&total);
 	fprintf(out, "%s\n", INTERVAL_CSV_HEADER);
 	t0 = rte_rdtsc();
+	now = t0;
 	step = hz * (uint64_t)o->interval_ms / 1000;
 	next = t0 + step;
 	end = t0 + hz * (uint64_t)o->duration;
@@ -258,11 +270,14 @@ static int run(const struct opts *o, int id, struct rte_mbuf **m, FILE *out)
 
 		now = rte_rdtsc();
 		if (now >= next || now >= end) {
-			interval_row(out, (double)(now - t0) / (double)hz, &iv);
+			char phase[PHASE_MAX];
+
+			phase_read(o->phase_file, phase);
+			interval_row(out, (double)(now - t0) / (double)hz, &iv, phase);
 			interval_sum(&total, &iv);
 			interval_reset(&iv);
 			next += step;
-			if (now >= end)
+			if (now >= end || !strcmp(phase, "end"))
 				break;
 		}
 		n = pace_take(&p, now, (uint32_t)o->burst);
@@ -278,7 +293,8 @@ static int run(const struct opts *o, int id, struct rte_mbuf **m, FILE *out)
 	fprintf(stderr, "vhost_src: totals: offered=%llu delivered=%llu dropped=%llu seconds=%.3f%s\n",
 		(unsigned long long)total.offered, (unsigned long long)total.delivered,
 		(unsigned long long)total.dropped, (double)(rte_rdtsc() - t0) / (double)hz,
-		atomic_load(&lost) ? " (the guest went away)" : stop ? " (stopped by a signal)" : "");
+		atomic_load(&lost) ? " (the guest went away)" : stop ? " (stopped by a signal)" :
+		now < end ? " (the guest said end)" : "");
 	return atomic_load(&lost) ? -1 : 0;
 }
 
@@ -298,7 +314,7 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	if (eal_start() || make_frames(&o, m))
+	if (eal_start(&o) || make_frames(&o, m))
 		goto out;
 	if (rte_vhost_driver_register(o.socket, 0) ||
 	    rte_vhost_driver_callback_register(o.socket, &ops) ||

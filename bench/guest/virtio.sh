@@ -1,0 +1,86 @@
+# shellcheck shell=bash
+# The guest's virtio-net interface for workload B's guest scripts: finding
+# it, setting the series' per-queue knobs, reading its counters, and the
+# busy loops that load the guest. Source it.
+
+VN_IFACE='' VN_LOADERS=()
+
+# vn_find: sets VN_IFACE to the (only) virtio-net interface, or fails.
+vn_find() {
+	local d
+	for d in /sys/class/net/*; do
+		if [ "$(basename "$(readlink -f "$d/device/driver" 2>/dev/null)")" = virtio_net ]; then
+			VN_IFACE=$(basename "$d")
+			return 0
+		fi
+	done
+	echo "guest: no virtio-net interface" >&2
+	return 1
+}
+
+# vn_set_knobs KNOBS: "name=value ..." (or ";"-separated) written to every
+# rx queue's /sys/class/net/IFACE/queues/rx-N/virtio_net/NAME; "-" for
+# none. Prints knob_NAME=VALUE as read back.
+vn_set_knobs() {
+	local kv p
+	[ "$1" != - ] || return 0
+	for kv in ${1//;/ }; do
+		for p in /sys/class/net/"$VN_IFACE"/queues/rx-*/virtio_net/"${kv%%=*}"; do
+			[ -w "$p" ] || { echo "guest: no knob ${kv%%=*} in this kernel" >&2; return 1; }
+			echo "${kv#*=}" >"$p"
+		done
+		echo "knob_${kv%%=*}=$(cat "$p")"
+	done
+}
+
+# vn_rx: the interface's rx_packets.
+vn_rx() {
+	cat "/sys/class/net/$VN_IFACE/statistics/rx_packets"
+}
+
+# VN_COUNTERS: rx queue 0's driver counters vn_counters reports (the
+# patched kernel's; the stock kernel has packets, drops and kicks only).
+VN_COUNTERS="packets drops kicks refills refill_bufs refill_oom starved_polls starvations"
+
+# vn_counters: rx_packets and rx queue 0's counters, "NAME=VALUE" lines
+# (rx=... first; absent counters are left out).
+vn_counters() {
+	echo "rx=$(vn_rx)"
+	ethtool -S "$VN_IFACE" | sed -n "s/^ *rx_queue_0_\\(${VN_COUNTERS// /\\|}\\): \\([0-9]*\\)\$/\\1=\\2/p"
+}
+
+# vn_load_start N: N busy loops, one per vCPU round robin (under load NAPI
+# moves to ksoftirqd, which shares its vCPU with a busy task).
+vn_load_start() {
+	local i ncpu
+	ncpu=$(nproc)
+	for i in $(seq "$1"); do
+		taskset -c $(((i - 1) % ncpu)) sh -c 'while :; do :; done' &
+		VN_LOADERS+=($!)
+	done
+}
+
+vn_load_stop() {
+	[ "${#VN_LOADERS[@]}" -eq 0 ] || kill "${VN_LOADERS[@]}" 2>/dev/null || true
+	VN_LOADERS=()
+}
+
+# vn_wait_first MAX: waits (0.1 s steps) until a frame arrived; fails after MAX s.
+vn_wait_first() {
+	local start=$SECONDS
+	while [ "$(vn_rx)" -eq 0 ]; do
+		[ $((SECONDS - start)) -lt "$1" ] || { echo "guest: no frame arrived in $1 s" >&2; return 1; }
+		sleep 0.1
+	done
+}
+
+# vn_wait_quiet STEP N: waits until rx_packets did not move for N polls STEP s apart.
+vn_wait_quiet() {
+	local last now quiet=0
+	last=$(vn_rx)
+	while [ "$quiet" -lt "$2" ]; do
+		sleep "$1"
+		now=$(vn_rx)
+		if [ "$now" = "$last" ]; then quiet=$((quiet + 1)); else quiet=0 last=$now; fi
+	done
+}

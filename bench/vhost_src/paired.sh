@@ -1,0 +1,164 @@
+# shellcheck shell=bash disable=SC2154,SC2016 # run-b.sh's globals; awk expressions
+# Workload B's paired design (sourced by run-b.sh, whose globals it uses):
+# one flood per boot, the refill setting switched between blocks by the
+# guest (guest-rx-paired.sh), vhost_src's interval rows stamped with the
+# block the guest said it was in; per block: the source's offered, delivered
+# and dropped frames, and the guest's counters, the first SETTLE s after a
+# switch left out of both. A unit is one round (every setting of the
+# kernel once); units pair across the two kernels' boots by repeat and round.
+
+BLOCK_COLS="repeat,kernel,round,block,setting,knobs,rate_pps,rx_queue_size,intervals,offered,delivered,dropped,drop_pct,guest_rx,refills,refill_bufs,starved_polls,starvations,refill_oom,guest_seconds,host_load1"
+
+# round_order REPEAT ROUND SETTING...: the settings in the order of one
+# round: odd rounds rotate (by repeat and round), even rounds reverse the
+# round before (ABBA: each setting as often early as late in a pair).
+round_order() {
+	local r=$1 k=$2 rot
+	shift 2
+	rot=$((r + (k - 1) / 2))
+	if [ $((k % 2)) -eq 1 ]; then
+		rotate "$rot" "$@"
+	else
+		rotate "$rot" "$@" | tac
+	fi
+}
+
+# paired_blocks REPEAT SETTING...: the guest's block list (ROUND:ARM:KNOBS).
+paired_blocks() {
+	local r=$1 k s
+	shift
+	for k in $(seq "$rounds"); do
+		for s in $(round_order "$r" "$k" "$@"); do
+			echo "$k:$s:$(setting_knobs "$s" | tr ' ' ';')"
+		done
+	done
+}
+
+# paired_boot REPEAT KERNEL RING RATE SETTING...: one boot, one flood, the
+# settings' blocks; appends to blocks.csv and intervals.csv.
+paired_boot() {
+	local r=$1 kernel=$2 ring=$3 rate=$4 dir sock src_pid rc=0 gargs=() blocks load1 skip
+	shift 4
+	dir=$tdir/r$r-$kernel-$ring-$rate
+	mkdir -p "$dir/guest"
+	rm -f "$dir/guest/phase"
+	sock=$dir/vu.sock
+	mapfile -t blocks < <(paired_blocks "$r" "$@")
+	load1=$(host_load1)
+	# the flood ends when the guest writes "end"; the duration is a bound
+	"$VRB_CACHE/vhost_src/vhost_src" --socket "$sock" --rate "$rate" \
+		--duration $((${#blocks[@]} * block + 120)) --interval "$interval" \
+		--out "$dir/intervals.csv" --wait 300 --lcore "$cpu_source" \
+		--phase-file "$dir/guest/phase" >"$dir/source.log" 2>&1 &
+	src_pid=$!
+	for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
+	[ -S "$sock" ] || { cat "$dir/source.log" >&2; die "vhost_src did not create $sock"; }
+	gargs=(--load "$guest_load")
+	[ -z "$probe" ] || gargs+=(--probe "$(probe_file "$probe" "$kernel")")
+	b_guest "$kernel" "$dir" "$sock" "$ring" $((${#blocks[@]} * block + 300)) \
+		-- "$VRB_ROOT/bench/vhost_src/guest-rx-paired.sh" "${gargs[@]}" "$block" "$settle" \
+		/run/vrb/out/phase "${blocks[@]}" >"$dir/guest.log" 2>&1 || rc=$?
+	wait "$src_pid" || true
+	if [ "$rc" -ne 0 ]; then
+		tail -n 20 "$dir/guest.log" >&2
+		die "repeat $r, $kernel kernel, ring $ring, $rate pps: the guest failed (status $rc); see $dir"
+	fi
+	grep -q 'the guest said end' "$dir/source.log" ||
+		die "repeat $r, $kernel kernel: vhost_src did not see the guest's end ($dir/source.log)"
+	[ "$(grep -c '^block=' "$dir/guest.log")" -eq "${#blocks[@]}" ] ||
+		die "repeat $r, $kernel kernel: $(grep -c '^block=' "$dir/guest.log") of ${#blocks[@]} blocks reported; see $dir"
+	! grep '^block=' "$dir/guest.log" | grep -qv ' rx=[0-9]' ||
+		die "repeat $r, $kernel kernel: a block without the guest's counters; see $dir/guest.log"
+	if [ -n "$probe" ]; then
+		sed -n 's/^probe\[rx\] //p' "$dir/guest.log" >"$dir/probe-$probe.txt"
+		probe_summary "$probe" "$dir/probe-$probe.txt" | sed "s/^/repeat=$r kernel=$kernel /" >>"$out/probe-$probe.txt"
+	fi
+	tail -n +2 "$dir/intervals.csv" | sed "s/^/$r,$kernel,$rate,/; s/\$/,$ring/" >>"$out/intervals.csv"
+	# intervals to leave out after a switch: the one the switch fell in, and
+	# those ending within SETTLE s of it
+	skip=$(awk -v s="$settle" -v i="$interval" 'BEGIN { n = s * 1000 / i; printf "%d", (n == int(n) ? n : int(n) + 1) + 1 }')
+	awk -v r="$r" -v k="$kernel" -v rate="$rate" -v ring="$ring" -v skip="$skip" -v load1="$load1" '
+		FNR == 1 { f++ }
+		f == 1 && FNR > 1 {
+			n = split($0, c, ",")
+			ph = c[n]
+			if (ph !~ /^[0-9]+:/) next
+			if (++seen[ph] <= skip) next
+			split(ph, p, ":"); b = p[1]
+			iv[b]++; o[b] += c[2]; d[b] += c[3]; x[b] += c[4]
+			next
+		}
+		f == 2 && /^block=/ {
+			delete v
+			for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			b = v["block"]
+			printf "%s,%s,%s,%s,%s,%s,%s,%s,%d,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", r, k, v["round"], b, v["arm"],
+				v["knobs"], rate, ring, iv[b], o[b], d[b], x[b], o[b] ? sprintf("%.4f", 100 * x[b] / o[b]) : "",
+				v["rx"], v["refills"], v["refill_bufs"], v["starved_polls"], v["starvations"],
+				v["refill_oom"], v["seconds"], load1
+		}' FS=, "$dir/intervals.csv" FS=' ' "$dir/guest.log" >>"$out/blocks.csv"
+}
+
+# paired_verdicts: verdicts.csv from blocks.csv (a unit: repeat and round,
+# per ring and rate).
+paired_verdicts() {
+	local u='"r" $repeat "k" $round "-" $rx_queue_size "-" $rate_pps'
+	{
+		stats_units "$out/blocks.csv" "$u" '$setting' '$drop_pct' '$drop_pct != ""' |
+			stats_compare drop_pct lower "$ref" "$aa"
+		stats_units "$out/blocks.csv" "$u" '$setting' '1000 * div($refills, $guest_rx)' '$kernel == "patched"' |
+			stats_compare refills_per_1000 "" "$ref" "$aa"
+		stats_units "$out/blocks.csv" "$u" '$setting' '1000 * div($starved_polls, $guest_rx)' '$kernel == "patched"' |
+			stats_compare starved_polls_per_1000 "" "$ref" "$aa"
+	} >>"$out/verdicts.csv"
+}
+
+# paired_tables: tables.txt: per setting, the blocks' sums; then the verdicts.
+paired_tables() {
+	{
+		echo "Workload B, paired design: $(sed -n 's/^# command: //p' "$out/blocks.csv")"
+		echo "accelerator: $(sed -n 's/^# accel: //p' "$out/blocks.csv"); $rounds rounds x ${block} s blocks per boot, first ${settle} s of a block not counted"
+		echo
+		echo "Per setting, all counted blocks (frames; refills and starved polls per 1000 frames the guest received):"
+		grep -v '^#' "$out/blocks.csv" | awk -F, 'NR > 1 {
+				k = $5 "," $8 "," $7; if (!(k in n)) K[++nk] = k
+				n[k]++; o[k] += $10; x[k] += $12; g[k] += $14; rf[k] += $15; sp[k] += $17 }
+			END {
+				printf "%-12s %6s %9s %7s %11s %10s %7s %12s %12s\n", "setting", "ring", "rate", "blocks", "offered", "dropped", "drop%", "refills/1k", "starved/1k"
+				for (i = 1; i <= nk; i++) { k = K[i]; split(k, f, ",")
+					printf "%-12s %6s %9s %7d %11d %10d %7.2f %12.2f %12.3f\n", f[1], f[2], f[3], n[k], o[k], x[k],
+						o[k] ? 100 * x[k] / o[k] : 0, g[k] ? 1000 * rf[k] / g[k] : 0, g[k] ? 1000 * sp[k] / g[k] : 0 }
+			}'
+		echo
+		echo "Against $ref, paired by round (95 % bootstrap intervals; ${aa:-no A/A arm}: the A/A arm, the noise floor):"
+		stats_table "$out/verdicts.csv"
+	} >"$out/tables.txt"
+}
+
+# paired_main: every repeat boots each kernel the settings need (the order
+# alternates), per ring and rate.
+paired_main() {
+	local r k ring rate kernels sets n=0 total
+	results_csv_open "$out/blocks.csv" "$BLOCK_COLS" "${meta[@]}"
+	results_csv_open "$out/intervals.csv" "repeat,kernel,rate_pps,t_s,offered,delivered,dropped,avail_min,avail_mean,phase,rx_queue_size" "${meta[@]}"
+	# shellcheck disable=SC2086 # a word list
+	kernels=$(for s in $settings; do setting_kernel "$s"; done | sort -u | tr '\n' ' ')
+	total=$((repeats * $(wc -w <<<"$kernels") * $(wc -w <<<"$rings") * $(wc -w <<<"$rates")))
+	for r in $(seq "$repeats"); do
+		# shellcheck disable=SC2086 # a word list
+		for k in $(rotate "$r" $kernels); do
+			# shellcheck disable=SC2086 # a word list
+			sets=$(for s in $settings; do [ "$(setting_kernel "$s")" != "$k" ] || echo "$s"; done)
+			for ring in $rings; do for rate in $rates; do
+				n=$((n + 1))
+				log "B: boot $n/$total: repeat $r, $k kernel, ring $ring, $rate pps: $rounds rounds of ${sets//$'\n'/ }"
+				# shellcheck disable=SC2086 # a word list
+				paired_boot "$r" "$k" "$ring" "$rate" $sets
+			done; done
+		done
+	done
+	results_csv_open "$out/verdicts.csv" "$STATS_COLS" "${meta[@]}" "unit=one round of blocks (repeat and round, per ring and rate)"
+	paired_verdicts
+	paired_tables
+	log "B: $n boots"
+}
