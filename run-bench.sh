@@ -34,13 +34,17 @@ Workloads (default: all):
             applies)
   A         workload A: pktgen -> tap -> vhost-net -> a userspace vhost-net
             driver, in the guest (bench/vhost_drv/run-a.sh, whose --help
-            lists the settings): pktgen pps and tap drops per vhost rx batch,
-            zeroing batch and tx_queue_len, stock against patched,
-            interleaved (--repeats applies)
+            lists the settings): pktgen pps, tap drops and the mean vhost
+            batch per vhost rx batch, zeroing batch and tx_queue_len, stock
+            against patched; settings inside one boot, in virtual time
+            (icount) under TCG; verdicts against b64 with an A/A arm
+            (--repeats applies)
   B         workload B: a paced flood into the guest's virtio-net rx queue
             over vhost-user (bench/vhost_src/run-b.sh, whose --help lists
-            the settings): drops per refill setting, stock against patched,
-            interleaved (--repeats applies)
+            the settings): drops, refills and starved polls per refill
+            setting; paired design: the setting switched between blocks of
+            one flood, verdicts against auto with an A/A arm (--repeats:
+            boots per kernel)
 
 Options:
   --variants LIST    kernels to compare, space-separated (default: "$VRB_VARIANTS")
@@ -50,6 +54,8 @@ Options:
   --mem MIB          guest memory (default: $VRB_GUEST_MEM)
   --accel A          auto, kvm or tcg (default: $VRB_ACCEL)
   --results DIR      where result dirs go (default: $VRB_RESULTS)
+  --allow-busy-host  run the workloads even when the host is busy (they refuse
+                     otherwise; recorded in the results)
   --probe NAME       run systemtap probe NAME (stap/NAME.stp) in the guests
                      of workloads A and B, its output next to their results
                      ($VRB_PROBES); NAME.bt runs its bpftrace twin
@@ -60,7 +66,11 @@ WORKLOAD-OPTIONS after "--" go to the one workload named (ptr_ring, A or B),
 e.g. ./run-bench.sh B -- --rings 256 --settings "stock legacy mn64"
 
 Under TCG (no usable KVM) absolute rates mean little: compare the kernels
-and settings of one run against each other.
+and settings of one run against each other. Each A and B run's
+verdicts.csv does: every setting against a reference, paired, with a 95 %
+bootstrap interval, the A/A arm's interval (the noise floor) and a verdict.
+--vcpus and --mem apply to the boot workload; A and B choose their own
+(1 vCPU: see their --help).
 EOF
 }
 
@@ -83,6 +93,7 @@ parse_args() {
 		--accel) [ $# -ge 2 ] || die "$1 needs a value"; accel=$2; shift 2 ;;
 		--results) [ $# -ge 2 ] || die "$1 needs a value"; VRB_RESULTS=$2; shift 2 ;;
 		--probe) [ $# -ge 2 ] || die "$1 needs a value"; probe=$2; shift 2 ;;
+		--allow-busy-host) export VRB_ALLOW_BUSY_HOST=1; shift ;;
 		-h | --help) usage; exit 0 ;;
 		--)
 			shift

@@ -32,13 +32,14 @@ VRB_QEMU=${VRB_QEMU:-qemu-system-x86_64}
 # host files under these are not visible in the guest.
 VRB_GUEST_TMPFS="/tmp /run /var/tmp /var/log /var/cache"
 
-# Host hygiene (lib/workload.sh): the host CPUs QEMU and workload B's source
-# are pinned to (one each; on a 1-CPU host both share CPU 0), and how busy
-# the host may be (CPUs' worth, sampled over a second) before a benchmark
-# refuses to start (VRB_ALLOW_BUSY_HOST=1 or --allow-busy-host overrides,
-# and the metadata says so).
-VRB_HOST_CPU_QEMU=${VRB_HOST_CPU_QEMU:-1}
-VRB_HOST_CPU_SOURCE=${VRB_HOST_CPU_SOURCE:-0}
+# Host hygiene (lib/workload.sh): the host CPU QEMU's vCPU thread is pinned
+# to, and the one for everything else of the benchmark (QEMU's main loop,
+# which delivers the guest's interrupts, its I/O threads, workload B's
+# source); on a 1-CPU host both are CPU 0. How busy the host may be (CPUs'
+# worth, sampled over a second) before a benchmark refuses to start
+# (VRB_ALLOW_BUSY_HOST=1 or --allow-busy-host overrides; the metadata says so).
+VRB_HOST_CPU_VCPU=${VRB_HOST_CPU_VCPU:-1}
+VRB_HOST_CPU_OTHER=${VRB_HOST_CPU_OTHER:-0}
 VRB_BUSY_MAX=${VRB_BUSY_MAX:-0.5}
 
 # The systemtap probes (stap/NAME.stp; stap/build.sh builds them).

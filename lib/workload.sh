@@ -68,10 +68,11 @@ host_check_quiet() {
 	echo "$busy quiet"
 }
 
-# host_cpus: "QEMU_CPU SOURCE_CPU": the host CPUs to pin to (both 0 on a 1-CPU host).
+# host_cpus: "VCPU_CPU OTHER_CPU": the host CPUs to pin the guest's vCPU
+# thread and everything else to (both 0 on a 1-CPU host).
 host_cpus() {
 	if [ "$(nproc)" -ge 2 ]; then
-		echo "$VRB_HOST_CPU_QEMU $VRB_HOST_CPU_SOURCE"
+		echo "$VRB_HOST_CPU_VCPU $VRB_HOST_CPU_OTHER"
 	else
 		echo "0 0"
 	fi

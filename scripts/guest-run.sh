@@ -30,6 +30,9 @@ boot or stopped before the command finished.
   --run-dir DIR      keep the run's files here (console.log, output, rc, timing);
                      default: a temporary dir, removed after a clean run
   --host-cpus LIST   pin QEMU (all its threads) to these host CPUs (taskset -c)
+  --vcpu-cpus LIST   then pin its vCPU threads to these (once they exist): the
+                     vCPUs get a host CPU of their own, QEMU's main loop (which
+                     delivers interrupts) and I/O threads stay on --host-cpus
   --clock C          realtime (default), or icount: TCG counts instructions,
                      the guest runs in virtual time (1 ns per instruction;
                      1 vCPU only: SMP hangs at bring-up under icount in QEMU 7.2)
@@ -44,7 +47,7 @@ EOF
 
 kernel=patched vcpus=$VRB_GUEST_VCPUS mem=$VRB_GUEST_MEM accel_mode=$VRB_ACCEL
 boot_timeout=$VRB_GUEST_BOOT_TIMEOUT cmd_timeout=$VRB_GUEST_CMD_TIMEOUT
-run='' keep_run='' append='' init=$VRB_ROOT/guest-config/init host_cpus='' clock=realtime
+run='' keep_run='' append='' init=$VRB_ROOT/guest-config/init host_cpus='' vcpu_cpus='' clock=realtime
 qemu_extra=()
 qpid='' tpid='' guest_failed=''
 
@@ -79,6 +82,7 @@ parse_args() {
 		--run-dir) need_value $# "$1"; run=$2; keep_run=1; shift 2 ;;
 		--qemu-arg) need_value $# "$1"; qemu_extra+=("$2"); shift 2 ;;
 		--host-cpus) need_value $# "$1"; host_cpus=$2; shift 2 ;;
+		--vcpu-cpus) need_value $# "$1"; vcpu_cpus=$2; shift 2 ;;
 		--clock) need_value $# "$1"; clock=$2; shift 2 ;;
 		--append) need_value $# "$1"; append=$2; shift 2 ;;
 		--init) need_value $# "$1"; init=$2; shift 2 ;;
@@ -100,10 +104,8 @@ parse_args() {
 		;;
 	*) die "unknown clock '$clock' (realtime or icount)" ;;
 	esac
-	if [ -n "$host_cpus" ]; then
-		[[ "$host_cpus" =~ ^[0-9]+([,-][0-9]+)*$ ]] || die "--host-cpus: '$host_cpus' is not a CPU list (e.g. 1 or 0-1)"
-		taskset -c "$host_cpus" true 2>/dev/null || die "--host-cpus: cannot run on host CPUs '$host_cpus' (this host has $(nproc))"
-	fi
+	check_cpu_list --host-cpus "$host_cpus"
+	check_cpu_list --vcpu-cpus "$vcpu_cpus"
 	check_range --mem "$mem" 256 1048576
 	check_range --boot-timeout "$boot_timeout" 1 86400
 	check_range --timeout "$cmd_timeout" 1 604800
@@ -118,6 +120,28 @@ parse_args() {
 	if [ ! -f "$init" ] || [ ! -x "$init" ]; then die "init '$init' is not an executable file"; fi
 	# The guest sees the host root at /: the init must be named by its absolute path.
 	init=$(cd "$(dirname "$init")" && pwd)/$(basename "$init")
+}
+
+# check_cpu_list OPTION LIST: dies unless LIST ("" passes) is a CPU list
+# this process may run on.
+check_cpu_list() {
+	[ -n "$2" ] || return 0
+	[[ "$2" =~ ^[0-9]+([,-][0-9]+)*$ ]] || die "$1: '$2' is not a CPU list (e.g. 1 or 0-1)"
+	taskset -c "$2" true 2>/dev/null || die "$1: cannot run on host CPUs '$2' (this host has $(nproc))"
+}
+
+# pin_vcpus: pins QEMU's vCPU threads ("CPU N/TCG", "CPU N/KVM") to
+# vcpu_cpus; true once all VCPUS threads are pinned.
+pin_vcpus() {
+	local t n=0
+	for t in /proc/"$qpid"/task/*; do
+		case $(cat "$t/comm" 2>/dev/null) in
+		"CPU "*/TCG | "CPU "*/KVM)
+			taskset -p -c "$vcpu_cpus" "${t##*/}" >/dev/null 2>&1 && n=$((n + 1))
+			;;
+		esac
+	done
+	[ "$n" -ge "$vcpus" ]
 }
 
 write_cmd() {
@@ -174,13 +198,20 @@ main() {
 		"$(guest_kernel_cmdline "$init" "$append")" "$clock")
 	local pin=()
 	[ -z "$host_cpus" ] || pin=(taskset -c "$host_cpus")
-	log "booting $kernel: accel=$accel ($reason), clock=$clock, vcpus=$vcpus, mem=${mem}M${host_cpus:+, host CPUs $host_cpus}"
+	log "booting $kernel: accel=$accel ($reason), clock=$clock, vcpus=$vcpus, mem=${mem}M${host_cpus:+, host CPUs $host_cpus}${vcpu_cpus:+, vCPUs on $vcpu_cpus}"
 	t0=$(now)
 	"${pin[@]}" "$VRB_QEMU" "${args[@]}" "${qemu_extra[@]}" >"$run/qemu.log" 2>&1 </dev/null &
 	qpid=$!
+	local vcpus_pinned=''
+	[ -n "$vcpu_cpus" ] || vcpus_pinned=none
 	while kill -0 "$qpid" 2>/dev/null; do
+		if [ -z "$vcpus_pinned" ] && pin_vcpus; then
+			vcpus_pinned=$vcpu_cpus
+			log "vCPU threads pinned to host CPUs $vcpu_cpus"
+		fi
 		if [ -z "$tstart" ]; then
 			if [ -f "$run/started" ]; then
+				[ -n "$vcpus_pinned" ] || kill_guest 125 "could not pin the vCPU threads to host CPUs $vcpu_cpus"
 				tstart=$(now)
 				boot_s=$(since "$t0")
 				log "guest up: command running ${boot_s}s after QEMU start"
@@ -216,6 +247,7 @@ main() {
 		echo "accel_reason=$reason"
 		echo "clock=$clock"
 		echo "host_cpus=${host_cpus:-any}"
+		echo "vcpu_cpus=${vcpu_cpus:-as host_cpus}"
 		echo "vcpus=$vcpus"
 		echo "mem_mib=$mem"
 		echo "boot_seconds=$boot_s"

@@ -2,11 +2,11 @@
 # Runs inside the guest of workload A, as root: for each trial, sets the
 # tun knob, starts vhost_drv with the device's rx batch (the userspace "guest" of
 # vhost-net, which creates the tap and attaches it), sends COUNT pktgen
-# frames on the tap from kpktgend_1 (the driver runs on CPU 0), waits until
+# frames on the tap from kpktgend_1 or _0 (the driver runs on CPU 0), waits until
 # vhost-net took every frame the tap queued, stops the driver (which drains
 # its used ring first), and prints one line per trial:
 #   trial=ID key=value ...  (pktgen's sent count and pps, the driver's totals)
-# Usage: guest-a.sh [--probe FILE] VHOST_DRV COUNT SIZE RING MODE TRIAL...
+# Usage: guest-a.sh [--probe FILE] [--work N] VHOST_DRV COUNT SIZE RING MODE TRIAL...
 #   MODE: poll, event, or paced:PPS (vhost_drv --mode paced --rate PPS).
 #   TRIAL: ID:RX_BATCH:ZERO_BATCH:TXQLEN; RX_BATCH and ZERO_BATCH "-" to
 #          leave the knob alone (the stock kernel has neither). RX_BATCH is
@@ -15,10 +15,19 @@
 #   --probe FILE: a probe (a systemtap module from stap/build.sh, or a
 #          bpftrace script from stap/bpftrace/) run around each trial; its
 #          output lines are printed prefixed "probe[ID] ".
+#   --work N: vhost_drv --work N (the consumer's cost per frame).
+# pktgen runs on kpktgend_1 when the guest has 2 vCPUs or more, else on
+# kpktgend_0, sharing the one vCPU with vhost-net and the driver.
 set -euo pipefail
-probe=''
-if [ "${1:-}" = --probe ]; then probe=$2; shift 2; fi
-[ $# -ge 6 ] || { echo "usage: guest-a.sh [--probe FILE] VHOST_DRV COUNT SIZE RING MODE TRIAL..." >&2; exit 2; }
+probe='' work=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--probe) probe=$2; shift 2 ;;
+	--work) work=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 6 ] || { echo "usage: guest-a.sh [--probe FILE] [--work N] VHOST_DRV COUNT SIZE RING MODE TRIAL..." >&2; exit 2; }
 drv=$1 count=$2 size=$3 ring=$4 mode=(--mode "$5")
 [[ "$5" != paced:* ]] || mode=(--mode paced --rate "${5#paced:}")
 shift 5
@@ -28,7 +37,9 @@ shift 5
 . "$(dirname "$0")/../guest/probe.sh"
 ZB=/sys/module/tun/parameters/tx_ring_zero_batch
 TAP=vtapA
-work=$(mktemp -d)
+PG_THREAD=0
+[ "$(nproc)" -lt 2 ] || PG_THREAD=1
+work_dir=$(mktemp -d)
 
 # step ID WHAT: a progress line on stderr (where a stuck trial stopped).
 step() {
@@ -44,7 +55,7 @@ knob() {
 
 # trial ID RX_BATCH ZERO_BATCH TXQLEN
 trial() {
-	local id=$1 rxb=$2 zb=$3 qlen=$4 log=$work/drv-$1.log pid sent errors pps bargs=()
+	local id=$1 rxb=$2 zb=$3 qlen=$4 log=$work_dir/drv-$1.log pid sent errors pps bargs=()
 	knob $ZB "$zb"
 	[ "$rxb" = - ] || bargs=(--rx-batch "$rxb")
 	if [ -n "$probe" ]; then
@@ -52,7 +63,7 @@ trial() {
 		probe_start "$probe"
 	fi
 	step "$id" "starting vhost_drv"
-	"$drv" --tap $TAP --ring "$ring" "${mode[@]}" "${bargs[@]}" --txqlen "$qlen" --cpu 0 \
+	"$drv" --tap $TAP --ring "$ring" "${mode[@]}" "${bargs[@]}" --txqlen "$qlen" --cpu 0 --work "$work" \
 		>"$log" 2>&1 &
 	pid=$!
 	for _ in $(seq 300); do
@@ -63,7 +74,7 @@ trial() {
 	grep -q '^vhost_drv: ready' "$log" || { cat "$log" >&2; echo "guest-a: vhost_drv did not start" >&2; return 1; }
 	step "$id" "pktgen: $count frames"
 	pg_reset
-	pg_setup $TAP 1 "$count" 0 "$size" 02:00:00:00:00:01
+	pg_setup $TAP $PG_THREAD "$count" 0 "$size" 02:00:00:00:00:01
 	pg_start
 	sent=$(pg_sent $TAP)
 	errors=$(pg_errors $TAP)
@@ -81,8 +92,8 @@ trial() {
 	if [ -n "$probe" ]; then
 		step "$id" "stopping the probe"
 		# not in a pipeline: probe_stop waits for the probe, a child of this shell
-		probe_stop >"$work/probe-$id.txt"
-		sed "s/^/probe[$id] /" "$work/probe-$id.txt"
+		probe_stop >"$work_dir/probe-$id.txt"
+		sed "s/^/probe[$id] /" "$work_dir/probe-$id.txt"
 	fi
 	echo "trial=$id rx_batch=$(sed -n 's/^vhost_drv: ready: .* rx_batch=\([0-9]*\) .*/\1/p' "$log") zero_batch=$(cat $ZB 2>/dev/null || echo 0)" \
 		"txqlen=$qlen pktgen_sent=$sent pktgen_errors=${errors:-0} pktgen_pps=${pps:-0}" \
@@ -93,4 +104,4 @@ for t in "$@"; do
 	IFS=: read -r id rxb zb qlen <<<"$t"
 	trial "$id" "$rxb" "$zb" "$qlen"
 done
-rm -rf "$work"
+rm -rf "$work_dir"

@@ -15,6 +15,8 @@ export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$
 . "$VRB_ROOT/lib/guest.sh"
 # shellcheck source=lib/workload.sh
 . "$VRB_ROOT/lib/workload.sh"
+# shellcheck source=lib/stats.sh
+. "$VRB_ROOT/lib/stats.sh"
 
 settings="stock b1 b2 b4 b8 b16 b32 b64 b128 b256 z1b1 z1b64"
 txqlens="64 500 1000"
@@ -23,9 +25,23 @@ count=100000
 size=60
 ring=256
 mode=poll
+regime=seeds
+work=''
+probe=''
+clock=''
+vcpus=''
+ref=''
+no_aa=0
 out=''
 check_args=''
-probe=''
+meta=() cpu_vcpu='' cpu_other='' aa=''
+# The regimes (--regime): the consumer's cost per frame (vhost_drv --work)
+# and the probe that gives the mean vhost batch.
+#   seeds:  the driver is the bottleneck, as the 2017 threads' guest was:
+#           the tap's ring is full most of the time, vhost's batches full
+#   keepup: no cost: the driver keeps up with pktgen (batches set by the
+#           scheduler, not by the knob)
+REGIME_SEEDS_WORK=2000
 
 usage() {
 	cat <<EOF
@@ -33,21 +49,26 @@ Usage: bench/vhost_drv/run-a.sh [options]
 
 Workload A: in a guest, vhost_drv (a userspace driver of /dev/vhost-net)
 creates a tap and attaches it to vhost-net; pktgen sends COUNT frames on
-the tap from another vCPU; tun_net_xmit() queues them into the tap's tx
-ptr_ring (tx_queue_len entries) or drops them when it is full; vhost-net
-moves them in batches into vhost_drv's rx ring. pktgen resends a dropped
-frame until COUNT went: xmit = COUNT, dropped = pktgen's errors = the tap's
-tx_dropped. One guest boot per kernel and repeat runs all of that kernel's
-settings x tx_queue_len; the kernels alternate, the order rotates.
+the tap; tun_net_xmit() queues them into the tap's tx ptr_ring
+(tx_queue_len entries) or drops them when it is full; vhost-net moves them
+in batches into vhost_drv's rx ring. pktgen resends a dropped frame until
+COUNT went: xmit = COUNT, dropped = pktgen's errors = the tap's tx_dropped.
+One guest boot per kernel and repeat runs all of that kernel's settings x
+tx_queue_len (settings inside one boot: paired); the kernels alternate, the
+order rotates. By default the guest runs in virtual time (--clock icount:
+1 vCPU, TCG counting instructions), so a trial does not depend on the host.
 Writes to DIR: trials.csv, summary.csv (medians, ratios to stock at the
-same tx_queue_len) and tables.txt (seed 000's "batch: pps" and seed 002's
-"xmit / dropped / total / % dropped").
+same tx_queue_len), verdicts.csv (each setting against REF, paired by
+repeat: ratios with 95 % bootstrap intervals, the A/A arm REF_aa as the
+noise floor) and tables.txt (seed 000's "batch: pps", seed 002's
+"xmit / dropped / total / % dropped", the verdicts).
 
 Settings:
   stock    stock kernel (vhost-net batch 64, ptr_ring's zeroing batch)
   bN       patched, the device's vhost-net rx batch N (1-256, VHOST_NET_SET_VRING_RX_BATCH)
   zZbN     patched, tun.tx_ring_zero_batch=Z (1-256), rx_batch=N: z1b1 is
            "before" in seed 002 (no batch zeroing, no batch dequeue)
+  NAME_aa  the A/A copy of a setting (same knobs, its own arm)
 
   --settings LIST    (default: "$settings")
   --txqlens LIST     tap tx_queue_len values, 1-65536 (default: "$txqlens")
@@ -57,6 +78,18 @@ Settings:
   --ring N           vhost_drv's rx ring size, a power of 2, 2-32768 (default: $ring)
   --mode M           vhost_drv's mode: poll, event, or paced:PPS (harvests at
                      most PPS buffers a second: a slow guest) (default: $mode)
+  --regime R         seeds (the driver is the bottleneck: --work
+                     $REGIME_SEEDS_WORK, probe vhost_batch for the mean batch) or keepup
+                     (--work 0, no probe unless --probe) (default: $regime)
+  --work N           vhost_drv's cost per frame, 0-1000000 (overrides the regime's)
+  --clock C          icount (virtual time, TCG, 1 vCPU) or realtime (default:
+                     icount under TCG, realtime with a KVM that boots)
+  --vcpus N          guest vCPUs, 1-8; icount needs 1 (default: 1: pktgen, vhost-net
+                     and the driver share it; QEMU's vCPU thread gets a host CPU)
+  --ref SETTING      the reference of the verdicts (default: b64 if listed, else
+                     the first setting)
+  --no-aa            no A/A arm (REF_aa is added otherwise)
+  --allow-busy-host  run even when the host is busy (recorded)
   --probe NAME       run probe NAME ($VRB_PROBES): systemtap
                      (stap/NAME.stp), or NAME.bt: its bpftrace twin (stap/bpftrace/)
                      around every trial; its output goes to
@@ -80,6 +113,13 @@ parse_args() {
 		--ring) [ $# -ge 2 ] || die "$1 needs a value"; ring=$2; shift 2 ;;
 		--mode) [ $# -ge 2 ] || die "$1 needs a value"; mode=$2; shift 2 ;;
 		--out) [ $# -ge 2 ] || die "$1 needs a value"; out=$2; shift 2 ;;
+		--regime) [ $# -ge 2 ] || die "$1 needs a value"; regime=$2; shift 2 ;;
+		--work) [ $# -ge 2 ] || die "$1 needs a value"; work=$2; shift 2 ;;
+		--clock) [ $# -ge 2 ] || die "$1 needs a value"; clock=$2; shift 2 ;;
+		--vcpus) [ $# -ge 2 ] || die "$1 needs a value"; vcpus=$2; shift 2 ;;
+		--ref) [ $# -ge 2 ] || die "$1 needs a value"; ref=$2; shift 2 ;;
+		--no-aa) no_aa=1; shift ;;
+		--allow-busy-host) export VRB_ALLOW_BUSY_HOST=1; shift ;;
 		--probe) [ $# -ge 2 ] || die "$1 needs a value"; probe=$2; shift 2 ;;
 		--check-args) check_args=1; shift ;;
 		-h | --help) usage; exit 0 ;;
@@ -101,25 +141,51 @@ parse_args() {
 	paced:*) check_range "--mode paced:PPS" "${mode#paced:}" 1 1000000000 ;;
 	*) die "--mode must be poll, event or paced:PPS, not '$mode'" ;;
 	esac
+	case $regime in
+	seeds) work=${work:-$REGIME_SEEDS_WORK}; probe=${probe:-vhost_batch} ;;
+	keepup) work=${work:-0} ;;
+	*) die "--regime must be seeds or keepup, not '$regime'" ;;
+	esac
+	check_range --work "$work" 0 1000000
 	[ -z "$probe" ] || check_probe "$probe"
+	case $clock in
+	'' | realtime) ;;
+	icount)
+		[ "${vcpus:-1}" -eq 1 ] 2>/dev/null ||
+			die "--clock icount runs 1 vCPU (QEMU 7.2 hangs at SMP bring-up under icount), not '$vcpus'"
+		;;
+	*) die "--clock must be icount or realtime, not '$clock'" ;;
+	esac
+	[ -z "$vcpus" ] || check_range --vcpus "$vcpus" 1 8
+	if [ -z "$ref" ]; then
+		ref=${settings%% *}
+		[[ " $settings " != *" b64 "* ]] || ref=b64
+	fi
+	[[ " $settings " == *" $ref "* ]] || die "--ref $ref is not one of the settings ($settings)"
+	# shellcheck disable=SC2086 # a word list
+	settings=$(with_aa "$ref" "$no_aa" $settings)
+	[ "$(tr ' ' '\n' <<<"$settings" | sort | uniq -d)" = "" ] || die "--settings names a setting twice"
 }
 
 # setting_knobs NAME: "RX_BATCH:ZERO_BATCH" ("-" leaves a knob alone).
 setting_knobs() {
-	case $1 in
+	case $(aa_base "$1") in
 	stock) echo "-:-" ;;
 	b[0-9]*)
-		check_range "setting $1" "${1#b}" 1 256 >/dev/null
-		echo "${1#b}:0"
+		local b
+		b=$(aa_base "${1#b}")
+		check_range "setting $1" "$b" 1 256 >/dev/null
+		echo "$b:0"
 		;;
 	z[0-9]*b[0-9]*)
-		local z=${1#z} b=${1#*b}
+		local z b
+		z=$(aa_base "${1#z}") b=$(aa_base "${1#*b}")
 		z=${z%%b*}
 		check_range "setting $1: zeroing batch" "$z" 1 256 >/dev/null
 		check_range "setting $1: rx batch" "$b" 1 256 >/dev/null
 		echo "$b:$z"
 		;;
-	*) die "unknown setting '$1' (stock, bN, zZbN)" ;;
+	*) die "unknown setting '$1' (stock, bN, zZbN, each also as NAME_aa)" ;;
 	esac
 }
 
@@ -128,13 +194,14 @@ build() {
 		"$VRB_CACHE/vhost_drv/vhost_drv" >/dev/null
 }
 
-TRIAL_COLS="repeat,setting,kernel,rx_batch,zero_batch,txqlen,xmit,dropped,total,drop_pct,pktgen_pps,rx_packets,pktgen_packets,tap_tx_packets,tap_tx_dropped,kicks,harvests,seconds"
+TRIAL_COLS="repeat,setting,kernel,rx_batch,zero_batch,txqlen,xmit,dropped,total,drop_pct,pktgen_pps,rx_packets,pktgen_packets,tap_tx_packets,tap_tx_dropped,kicks,harvests,seconds,vhost_batches,mean_batch,host_load1"
 
 # boot REPEAT KERNEL TRIAL...: one guest running the trials; appends their
 # rows to trials.csv. TRIAL: SETTING:TXQLEN.
 boot() {
-	local r=$1 kernel=$2 t s q gt=() dir line rc=0 pargs=()
+	local r=$1 kernel=$2 t s q gt=() dir line rc=0 pargs=() load1 batch
 	shift 2
+	load1=$(host_load1)
 	for t in "$@"; do
 		s=${t%%:*} q=${t#*:}
 		gt+=("$s-$q:$(setting_knobs "$s"):$q")
@@ -143,7 +210,8 @@ boot() {
 	mkdir -p "$dir"
 	[ -z "$probe" ] || pargs=(--probe "$(probe_file "$probe" "$kernel")")
 	"$VRB_ROOT/scripts/guest-run.sh" --kernel "$kernel" --run-dir "$dir/guest" \
-		--timeout $((300 + 60 * $#)) -- "$VRB_ROOT/bench/vhost_drv/guest-a.sh" "${pargs[@]}" \
+		--vcpus "$vcpus" --clock "$clock" --host-cpus "$cpu_other" --vcpu-cpus "$cpu_vcpu" \
+		--timeout $((300 + 60 * $#)) -- "$VRB_ROOT/bench/vhost_drv/guest-a.sh" "${pargs[@]}" --work "$work" \
 		"$VRB_CACHE/vhost_drv/vhost_drv" "$count" "$size" "$ring" "$mode" "${gt[@]}" \
 		>"$dir/guest.log" 2>&1 || rc=$?
 	if [ "$rc" -ne 0 ]; then
@@ -153,17 +221,31 @@ boot() {
 	for t in "$@"; do
 		s=${t%%:*} q=${t#*:}
 		line=$(grep "^trial=$s-$q " "$dir/guest.log") || die "repeat $r: no result for $s at txqlen $q; see $dir"
-		row "$r" "$s" "$kernel" "$line" >>"$out/trials.csv"
+		batch=","
 		if [ -n "$probe" ]; then
 			mkdir -p "$out/probes"
 			sed -n "s/^probe\[$s-$q\] //p" "$dir/guest.log" >"$out/probes/r$r-$s-$q-$probe.txt"
 			probe_summary "$probe" "$out/probes/r$r-$s-$q-$probe.txt" |
 				sed "s/^/repeat=$r setting=$s txqlen=$q /" >>"$out/probe-$probe.txt"
+			[ "$(probe_name "$probe")" != vhost_batch ] ||
+				batch=$(mean_batch "$out/probes/r$r-$s-$q-$probe.txt")
 		fi
+		echo "$(row "$r" "$s" "$kernel" "$line"),$batch,$load1" >>"$out/trials.csv"
 	done
 }
 
-# row REPEAT SETTING KERNEL LINE: a trials.csv row from a guest-a.sh line.
+# mean_batch FILE: "BATCHES,MEAN" from a vhost_batch probe's output: vhost's
+# rx batches (produces, empty ones included) and the entries per batch,
+# over the trial's virtqueues.
+mean_batch() {
+	awk '/^vhost_batch: summary / {
+			for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			b += v["batches"]; e += v["entries"] }
+		END { if (b) printf "%d,%.3f", b, e / b; else printf "0," }' "$1"
+}
+
+# row REPEAT SETTING KERNEL LINE: a trials.csv row from a guest-a.sh line
+# (without the columns boot adds: vhost_batches, mean_batch, host_load1).
 row() {
 	awk -v r="$1" -v s="$2" -v k="$3" '{
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
@@ -201,12 +283,28 @@ summary() {
 		}'
 }
 
+# verdicts: verdicts.csv: every setting against REF, a unit is a repeat (per
+# tx_queue_len): pktgen pps, drop %, and the mean vhost batch when measured.
+# shellcheck disable=SC2016 # awk expressions
+verdicts() {
+	local u='"r" $repeat "-q" $txqlen'
+	results_csv_open "$out/verdicts.csv" "$STATS_COLS" "${meta[@]}" "unit=repeat (per tx_queue_len)"
+	{
+		stats_units "$out/trials.csv" "$u" '$setting' '$pktgen_pps' | stats_compare pktgen_pps higher "$ref" "$aa"
+		stats_units "$out/trials.csv" "$u" '$setting' '$drop_pct' | stats_compare drop_pct lower "$ref" "$aa"
+		if [ "$(probe_name "${probe:-none}")" = vhost_batch ]; then
+			stats_units "$out/trials.csv" "$u" '$setting' '$mean_batch' '$mean_batch != ""' |
+				stats_compare mean_batch "" "$ref" "$aa"
+		fi
+	} >>"$out/verdicts.csv"
+}
+
 # tables: tables.txt in the seeds' shapes, from summary.csv.
 tables() {
 	local q
 	{
 		echo "Workload A: $(sed -n 's/^# command: //p' "$out/trials.csv")"
-		echo "accelerator: $(sed -n 's/^# accel: //p' "$out/trials.csv"); medians of $repeats repeats"
+		echo "accelerator: $(sed -n 's/^# accel: //p' "$out/trials.csv"), clock $clock; regime $regime (vhost_drv --work $work); medians of $repeats repeats"
 		for q in $txqlens; do
 			echo
 			echo "Seed 000 table, tx_queue_len $q: vhost-net rx batch -> pktgen pps (ratio to stock, batch 64)"
@@ -222,28 +320,50 @@ tables() {
 					o["z1b1"] = 1; o["b1"] = 2; o["b64"] = 3; o["stock"] = 4 }
 				$2 == q && ($1 in n) { printf "%d   %-28s %9s %9s %9s %7.2f %7s\n", o[$1], n[$1], $5, $6, $7, $8, $10 }' |
 				sort -n | cut -c2-
+			if [ "$(probe_name "${probe:-none}")" = vhost_batch ]; then
+				echo
+				echo "Mean vhost rx batch (entries per produce, empty ones included), tx_queue_len $q: median over repeats"
+				grep -v '^#' "$out/trials.csv" | awk -F, -v q="$q" 'NR > 1 && $6 == q && $20 != "" { m[$2] = m[$2] " " $20 }
+					END { for (s in m) printf "  %-10s %s\n", s, m[s] }' | sort
+			fi
 		done
+		echo
+		echo "Against $ref, paired by repeat (95 % bootstrap intervals; ${aa:-no A/A arm}: the A/A arm, the noise floor):"
+		stats_table "$out/verdicts.csv"
 	} >"$out/tables.txt"
 }
 
 main() {
-	local r k s q accel trials kernels
+	local r k s q accel trials kernels busy
 	parse_args "$@"
 	[ -z "$check_args" ] || exit 0
+	[[ " $settings " != *" ${ref}_aa "* ]] || aa=${ref}_aa
 	kernel_check_source
+	busy=$(host_check_quiet)
+	read -r cpu_vcpu cpu_other < <(host_cpus)
 	stage "kernels" "$VRB_ROOT/scripts/build-kernels.sh" --variant all
 	stage "build vhost_drv" build
+	stage "build the statistics" stats_build
 	# shellcheck disable=SC2086 # a word list
 	[ -z "$probe" ] || stage "probe $probe" build_probe_for "$probe" $settings
 	accel=$(guest_accel "$VRB_ACCEL" "$(kernel_image stock)")
+	if [ -z "$clock" ]; then
+		clock=icount
+		[ "${accel%% *}" != kvm ] || clock=realtime
+	fi
+	vcpus=${vcpus:-1}
 	log "accelerator: ${accel%% *} (${accel#* })"
 	[ -n "$out" ] || out=$(results_new_dir A)
 	mkdir -p "$out"
-	local meta=("workload=A (pktgen -> tap -> vhost-net -> vhost_drv, in one guest)"
-		"accel=${accel%% *} (${accel#* })" "settings=$settings" "txqlens=$txqlens"
-		"repeats=$repeats" "count=$count" "frame_size=$size" "vhost_drv=ring $ring, mode $mode, CPU 0"
-		"pktgen=kpktgend_1, clone_skb 0, burst 1, delay 0"
-		"probe=${probe:-none}" "guest_vcpus=$VRB_GUEST_VCPUS")
+	[ "$clock" = realtime ] || accel="tcg icount: instructions counted, virtual time"
+	meta=("workload=A (pktgen -> tap -> vhost-net -> vhost_drv, in one guest)"
+		"accel=${accel%% *} (${accel#* })" "clock=$clock" "settings=$settings" "txqlens=$txqlens"
+		"reference=$ref" "aa_arm=${aa:-none}" "regime=$regime"
+		"repeats=$repeats" "count=$count" "frame_size=$size"
+		"vhost_drv=ring $ring, mode $mode, work $work per frame, CPU 0"
+		"pktgen=kpktgend_$([ "$vcpus" -ge 2 ] && echo 1 || echo 0), clone_skb 0, burst 1, delay 0"
+		"probe=${probe:-none}" "guest_vcpus=$vcpus"
+		"host_cpus=vCPU threads on $cpu_vcpu; QEMU's other threads on $cpu_other" "host_busy_cpus_at_start=$busy")
 	results_csv_open "$out/trials.csv" "$TRIAL_COLS" "${meta[@]}"
 	for r in $(seq "$repeats"); do
 		# the kernels alternate: stock first on odd repeats
@@ -265,6 +385,7 @@ main() {
 		"setting,txqlen,runs,median_pktgen_pps,median_xmit,median_dropped,median_total,median_drop_pct,pps_over_stock,drop_pct_over_stock" \
 		"${meta[@]}"
 	summary >>"$out/summary.csv"
+	verdicts
 	tables
 	cat "$out/tables.txt" >&2
 	log "A: results in $out"

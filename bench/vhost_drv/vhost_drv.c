@@ -56,6 +56,7 @@ struct opts {
 	double duration;
 	unsigned int idle_ms;
 	unsigned int rx_batch;	/* 0: leave vhost-net's */
+	unsigned int work;	/* rounds of work per frame: the consumer's cost */
 };
 
 struct counters {
@@ -87,6 +88,10 @@ static void usage(FILE *f)
 		"  --cpu N           pin to CPU N\n"
 		"  --duration S      stop after S seconds (default: at SIGINT/SIGTERM)\n"
 		"  --idle-exit MS    stop MS ms after the last packet, once one came\n"
+		"  --work N          N rounds of dependent arithmetic over each frame, 0-1000000\n"
+		"                    (default 0): the consumer's cost per frame, to make it\n"
+		"                    the bottleneck (the tap's ring then fills, as with the\n"
+		"                    2017 threads' pktgen against a busy guest)\n"
 		"  --rx-batch N      vhost-net's rx batch for this device, 1-256\n"
 		"                    (VHOST_NET_SET_VRING_RX_BATCH: needs the series)\n"
 		"  -h, --help        this text\n"
@@ -128,6 +133,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "duration", required_argument, 0, 'd' },
 		{ "idle-exit", required_argument, 0, 'i' },
 		{ "rx-batch", required_argument, 0, 'B' },
+		{ "work", required_argument, 0, 'w' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -197,6 +203,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return -1;
 			o->rx_batch = v;
 			break;
+		case 'w':
+			if (parse_uint("--work", optarg, 0, 1000000, &v))
+				return -1;
+			o->work = v;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -243,6 +254,19 @@ struct driver {
 	struct counters c;
 };
 
+/* What frame_work computes goes here, so that the compiler keeps the work. */
+static volatile uint32_t work_sink;
+
+/* n rounds of dependent arithmetic (FNV-1a) over a frame's bytes. */
+static void frame_work(const uint8_t *p, uint32_t len, unsigned int n)
+{
+	uint32_t h = 2166136261u;
+
+	for (unsigned int i = 0; i < n; i++)
+		h = (h ^ p[i % len]) * 16777619u;
+	work_sink = h;
+}
+
 /* Harvests up to max used rx buffers, counts and reposts them; kicks if asked. */
 static int rx_round(struct driver *d, uint32_t max)
 {
@@ -257,6 +281,8 @@ static int rx_round(struct driver *d, uint32_t max)
 			d->c.packets++;
 			d->c.bytes += len - HDR_LEN;
 			d->c.pktgen += pktgen_frame_is(buf + HDR_LEN, len - HDR_LEN);
+			if (d->o.work)
+				frame_work(buf + HDR_LEN, len - HDR_LEN, d->o.work);
 		}
 		vq_post(&d->rx, id, (uintptr_t)buf, d->o.buf_size);
 		n++;
@@ -419,8 +445,9 @@ int main(int argc, char **argv)
 	ret = setup(&d);
 	if (ret)
 		return ret;
-	printf("vhost_drv: ready: tap=%s ring=%u txqlen=%lld rx_batch=%u mode=%s\n", d.o.tap, d.o.ring,
-	       tap_sysfs(d.o.tap, "tx_queue_len"), d.o.rx_batch ? d.o.rx_batch : 64, d.o.mode == MODE_POLL ? "poll" : d.o.mode == MODE_EVENT ? "event" : "paced");
+	printf("vhost_drv: ready: tap=%s ring=%u txqlen=%lld rx_batch=%u mode=%s work=%u\n", d.o.tap, d.o.ring,
+	       tap_sysfs(d.o.tap, "tx_queue_len"), d.o.rx_batch ? d.o.rx_batch : 64, d.o.mode == MODE_POLL ? "poll" : d.o.mode == MODE_EVENT ? "event" : "paced",
+	       d.o.work);
 	fflush(stdout);
 	ret = run(&d);
 	vhost_close(&d.vh);

@@ -86,3 +86,39 @@ setup() {
 	[[ "$output" == *"unknown option '--bogus'"* ]]
 	[ ! -e "$VRB_CACHE" ]
 }
+
+@test "workloads A and B refuse bad designs, clocks, regimes and A/A arms before anything runs" {
+	local a
+	for a in "--design x" "--block 1" "--settle 3 --block 3" "--rounds 0" "--vcpus 9" "--ref mn9 --settings auto" \
+		"--settings 'auto auto'" "--settings foo_aa" "--settings 'auto auto_aa auto_aa'"; do
+		run bash -c "\"$VRB_ROOT/bench/vhost_src/run-b.sh\" --check-args $a"
+		echo "B $a: $output"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"run-b.sh: error: "* ]]
+	done
+	for a in "--clock x" "--clock icount --vcpus 2" "--regime x" "--work -1" "--work 1000001" "--ref b7 --settings b8" \
+		"--settings 'b8 b8'" "--settings b300_aa" "--vcpus 0"; do
+		run bash -c "\"$VRB_ROOT/bench/vhost_drv/run-a.sh\" --check-args $a"
+		echo "A $a: $output"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"run-a.sh: error: "* ]]
+	done
+	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --check-args --settings "b8 b8_aa" --clock icount
+	[ "$status" -eq 0 ]
+	[ ! -e "$VRB_CACHE" ]
+}
+
+@test "guest-run.sh refuses icount with SMP or KVM, bad host CPU lists, an unknown clock" {
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /bin/true --clock icount --vcpus 2 -- true
+	[ "$status" -eq 1 ] && [[ "$output" == *"--clock icount needs --vcpus 1"* ]]
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /bin/true --clock icount --vcpus 1 --accel kvm -- true
+	[ "$status" -eq 1 ] && [[ "$output" == *"--clock icount is a TCG mode"* ]]
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /bin/true --clock wall -- true
+	[ "$status" -eq 1 ] && [[ "$output" == *"unknown clock 'wall'"* ]]
+	for c in a "1," -1 "0 1"; do
+		run "$VRB_ROOT/scripts/guest-run.sh" --kernel /bin/true --host-cpus "$c" -- true
+		[ "$status" -eq 1 ] && [[ "$output" == *"--host-cpus: '$c' is not a CPU list"* ]]
+	done
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /bin/true --host-cpus 4095 -- true
+	[ "$status" -eq 1 ] && [[ "$output" == *"cannot run on host CPUs '4095'"* ]]
+}

@@ -14,6 +14,41 @@ setup() {
 	[ "$(setting_kernel stock)" = stock ]
 	[ "$(setting_kernel b8)" = patched ]
 	[ "$(setting_kernel auto)" = patched ]
+	# an A/A arm boots what its setting boots
+	[ "$(setting_kernel stock_aa)" = stock ]
+	[ "$(setting_kernel auto_aa)" = patched ]
+}
+
+@test "with_aa adds REF_aa right after REF, once, unless told not to" {
+	[ "$(with_aa auto 0 stock auto legacy)" = "stock auto auto_aa legacy" ]
+	[ "$(with_aa auto 1 stock auto legacy)" = "stock auto legacy" ]
+	[ "$(with_aa auto 0 auto_aa auto)" = "auto_aa auto" ]
+}
+
+@test "paired rounds: odd rounds rotate, even rounds reverse the round before (ABBA)" {
+	# shellcheck source=bench/vhost_src/paired.sh
+	. "$VRB_ROOT/bench/vhost_src/paired.sh"
+	[ "$(round_order 1 1 a b c | tr '\n' ' ')" = "a b c " ]
+	[ "$(round_order 1 2 a b c | tr '\n' ' ')" = "c b a " ]
+	[ "$(round_order 1 3 a b c | tr '\n' ' ')" = "b c a " ]
+	[ "$(round_order 1 4 a b c | tr '\n' ' ')" = "a c b " ]
+	[ "$(round_order 2 1 a b c | tr '\n' ' ')" = "b c a " ]
+}
+
+@test "host hygiene: the busy host is refused unless allowed, and the pinning has two CPUs" {
+	busy=$(host_busy_cpus)
+	[[ "$busy" =~ ^[0-9]+\.[0-9][0-9]$ ]]
+	VRB_BUSY_MAX=-1 run host_check_quiet
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"the host is busy"*"--allow-busy-host"* ]]
+	VRB_BUSY_MAX=-1 VRB_ALLOW_BUSY_HOST=1 run host_check_quiet
+	[ "$status" -eq 0 ]
+	[[ "${lines[-1]}" == *" busy-allowed" ]]
+	VRB_BUSY_MAX=1000 run host_check_quiet
+	[[ "$output" == *" quiet" ]]
+	read -r q s < <(host_cpus)
+	if [ "$(nproc)" -ge 2 ]; then [ "$q" != "$s" ]; else [ "$q" = 0 ] && [ "$s" = 0 ]; fi
+	[[ "$(host_load1)" =~ ^[0-9]+\.[0-9]+$ ]]
 }
 
 @test "rotate starts at the Nth word, cyclically" {

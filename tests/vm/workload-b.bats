@@ -2,7 +2,9 @@
 # Workload B end to end, short: vhost_src floods the guest's virtio-net over
 # vhost-user; every frame the source counts as delivered reached the guest's
 # rx counters, offered = delivered + dropped, and when the guest stops
-# refilling (interface down) the source counts drops.
+# refilling (interface down) the source counts drops; the paired design
+# switches the setting between blocks of one flood, and every block is
+# accounted for.
 
 load vm_helpers
 
@@ -15,7 +17,7 @@ setup() {
 }
 
 @test "frames reach the guest: delivered = guest rx packets, offered = delivered + dropped" {
-	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --settings "stock auto" --rates 5000 --repeats 1 \
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --design boots --settings "stock auto" --no-aa --rates 5000 --repeats 1 \
 		--duration 2 --rings 256 --ndr-steps 0 --out "$BATS_TEST_TMPDIR/b"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -34,7 +36,7 @@ setup() {
 }
 
 @test "a guest that stops refilling: the source counts the drops" {
-	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --settings auto --rates 5000 --repeats 1 \
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --design boots --settings auto --no-aa --rates 5000 --repeats 1 \
 		--duration 5 --down-after 1 --rings 256 --ndr-steps 0 --out "$BATS_TEST_TMPDIR/b"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -49,7 +51,7 @@ setup() {
 }
 
 @test "zero-loss search: halves the range per step, reports the highest passing rate; guest load runs" {
-	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --settings stock --rates 3000 --repeats 1 --duration 2 \
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --design boots --settings stock --no-aa --rates 3000 --repeats 1 --duration 2 \
 		--rings 256 --guest-load 1 --ndr-steps 2 --ndr-max 8000 --ndr-tolerance 0.5 --out "$BATS_TEST_TMPDIR/b"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -69,4 +71,44 @@ setup() {
 	[ "$(rows "$d/ndr.csv")" = "1,stock,256,$pass,$hi,0.5,2,8000" ]
 	grep -q '^Seed 003 table: rx_queue_size 256, 3000 pps offered' "$d/tables.txt"
 	grep -q '^Zero-loss rate' "$d/tables.txt"
+}
+
+@test "paired: one flood per boot, the setting switched per block (ABBA), every block accounted for" {
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --settings "stock auto legacy" --rates 30000 --rings 256 \
+		--repeats 1 --rounds 2 --block 3 --settle 1 --out "$BATS_TEST_TMPDIR/b"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	local d=$BATS_TEST_TMPDIR/b
+	grep -q '^# design: paired$' "$d/blocks.csv"
+	grep -q '^# aa_arm: auto_aa$' "$d/blocks.csv"
+	grep -q '^# host_cpus: QEMU (all threads) on ' "$d/blocks.csv"
+	# 2 rounds: auto, auto_aa (the A/A arm) and legacy on the patched kernel, stock on its own
+	[ "$(rows "$d/blocks.csv" | wc -l)" -eq 8 ]
+	[ "$(rows "$d/blocks.csv" | grep -c ',patched,')" -eq 6 ]
+	# ABBA: the patched boot's round 2 runs round 1's order backwards
+	r1=$(rows "$d/blocks.csv" | awk -F, '$2 == "patched" && $3 == 1 { printf "%s ", $5 }')
+	r2=$(rows "$d/blocks.csv" | awk -F, '$2 == "patched" && $3 == 2 { s = $5 " " s } END { printf "%s", s }')
+	echo "round 1: $r1; round 2 reversed: $r2"
+	[ "$r1" = "$r2" ]
+	# repeat,kernel,round,block,setting,knobs,rate,ring,intervals,offered,delivered,dropped,drop_pct,
+	# guest_rx,refills,refill_bufs,starved_polls,starvations,refill_oom,guest_seconds,host_load1
+	while IFS=, read -r _ kernel _ b setting _ _ _ ivs offered delivered dropped _ grx refills _; do
+		echo "block $b $setting ($kernel): $ivs intervals, offered $offered delivered $delivered dropped $dropped guest rx $grx refills $refills"
+		[ "$ivs" -ge 1 ]
+		[ "$offered" -gt 0 ]
+		[ "$offered" -eq $((delivered + dropped)) ]
+		[ "$grx" -gt 0 ]
+		# vhost_src stamped the block's intervals with what the guest wrote
+		grep -q ",$b:$setting,256\$" "$d/intervals.csv"
+		if [ "$kernel" = patched ]; then [ "$refills" -gt 0 ]; fi
+	done < <(rows "$d/blocks.csv")
+	# the flood ended when the guest said so, not at its time bound
+	grep -q 'the guest said end' "$d"/trials/r1-patched-256-30000/source.log
+	# the mechanism: legacy refills less often than auto, in the same boot
+	rows "$d/verdicts.csv" | grep -q '^refills_per_1000,legacy,2,'
+	rows "$d/verdicts.csv" | grep -q '^drop_pct,auto_aa,2,.*,undefined: fewer than 3 paired units$'
+	awk -F, '$5 == "auto" && $2 == "patched" { a += $15; ga += $14 } $5 == "legacy" { l += $15; gl += $14 }
+		END { printf "refills per 1000: auto %.1f legacy %.1f\n", 1000 * a / ga, 1000 * l / gl; exit !(l / gl < a / ga) }' \
+		<(rows "$d/blocks.csv")
+	grep -q '^Against auto, paired by round' "$d/tables.txt"
 }
