@@ -130,7 +130,8 @@ check_cpu_list() {
 	taskset -c "$2" true 2>/dev/null || die "$1: cannot run on host CPUs '$2' (this host has $(nproc))"
 }
 
-# pin_vcpus: pins QEMU's vCPU threads ("CPU N/TCG", "CPU N/KVM") to
+# pin_vcpus: pins QEMU's vCPU threads ("CPU N/TCG", "CPU N/KVM", or
+# single-threaded TCG's "ALL CPUs/TCG") to
 # vcpu_cpus; true once all VCPUS threads are pinned.
 pin_vcpus() {
 	local t n=0
@@ -138,6 +139,9 @@ pin_vcpus() {
 		case $(cat "$t/comm" 2>/dev/null) in
 		"CPU "*/TCG | "CPU "*/KVM)
 			taskset -p -c "$vcpu_cpus" "${t##*/}" >/dev/null 2>&1 && n=$((n + 1))
+			;;
+		"ALL CPUs/TCG") # single-threaded TCG (icount): one thread runs every vCPU
+			taskset -p -c "$vcpu_cpus" "${t##*/}" >/dev/null 2>&1 && n=$vcpus
 			;;
 		esac
 	done
