@@ -54,12 +54,16 @@ stats_units() {
 
 # stats_compare METRIC BETTER REF AA: compare's rows (no header) for the
 # UNIT,ARM,VALUE lines on standard input. BETTER: lower, higher or "" (a
-# mechanism has no better direction); AA: the A/A arm or "".
+# mechanism has no better direction); AA: the A/A arm or "". No rows when
+# the input has no measurement of REF (e.g. a counter only the patched
+# kernel has, in a run of stock alone), and then no A/A arm either.
 stats_compare() {
-	local args=(--metric "$1" --ref "$3")
+	local args=(--metric "$1" --ref "$3") data
+	data=$(cat)
+	grep -q "^[^,]*,$3," <<<"$data" || return 0
 	[ -z "$2" ] || args+=(--better "$2")
-	[ -z "$4" ] || args+=(--aa "$4")
-	"$VRB_CACHE/stats/compare" "${args[@]}" | tail -n +2
+	if [ -n "$4" ] && grep -q "^[^,]*,$4," <<<"$data"; then args+=(--aa "$4"); fi
+	"$VRB_CACHE/stats/compare" "${args[@]}" <<<"$data" | tail -n +2
 }
 
 # stats_table FILE: verdicts.csv (STATS_COLS rows) as aligned text.

@@ -68,6 +68,19 @@ setup() {
 	[[ "${lines[2]}" == *"better (but A/A differs too: not trusted)" ]]
 }
 
+@test "stats_compare prints nothing for a metric without the reference (stock alone has no counters)" {
+	stats_build
+	run stats_compare refills "" auto auto_aa <<<""
+	[ "$status" -eq 0 ] && [ -z "$output" ]
+	run stats_compare refills "" auto auto_aa <<<$'1,stock,0\n2,stock,0'
+	[ "$status" -eq 0 ] && [ -z "$output" ]
+	# an A/A arm the input lacks is left out, not an error
+	run stats_compare pps higher a a_aa <<<$'1,a,1\n2,a,2\n3,a,3\n1,b,2\n2,b,4\n3,b,6'
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[1]}" == pps,b,3,*,,,better ]]	# no A/A interval
+}
+
 @test "compare and stats_expr refuse bad input with a message" {
 	stats_build
 	c=$VRB_CACHE/stats/compare

@@ -39,6 +39,11 @@ setup() {
 		[ "$status" -eq 2 ]
 		[[ "$output" == *"--rx-batch must be an integer from 1 to 256, not '$v'"* ]]
 	done
+	for v in -1 1000001 x ''; do
+		run "$BUILD/vhost_drv" --work "$v"
+		[ "$status" -ne 0 ]
+		[[ "$output" == *"--work must be an integer from 0 to 1000000, not '$v'"* ]]
+	done
 	run "$BUILD/vhost_drv" extra
 	[[ "$output" == *"unexpected argument 'extra'"* ]]
 	if [ ! -e /dev/vhost-net ]; then
@@ -53,7 +58,7 @@ setup() {
 	export VRB_CACHE=$BATS_TEST_TMPDIR/cache
 	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings "stock bogus"
 	[ "$status" -ne 0 ]
-	[[ "$output" == *"unknown setting 'bogus' (stock, bN, zZbN)"* ]]
+	[[ "$output" == *"unknown setting 'bogus' (stock, bN, zZbN, each also as NAME_aa)"* ]]
 	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings b257
 	[[ "$output" == *"setting b257 must be an integer from 1 to 256"* ]]
 	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings z0b64

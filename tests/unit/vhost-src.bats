@@ -12,7 +12,7 @@ setup() {
 	run make -s -C "$VRB_ROOT/bench/vhost_src" BUILD="$BUILD" check
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"vhost_src parts: 7 passed, 0 failed"* ]]
+	[[ "$output" == *"vhost_src parts: 8 passed, 0 failed"* ]]
 }
 
 @test "vhost_src refuses bad options and a path that is not a socket" {
@@ -27,6 +27,11 @@ setup() {
 	run "$BUILD/vhost_src" --socket /tmp/x.sock --rate 10 --dst-mac 1:2:3
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"not a MAC address"* ]]
+	for v in -1 1024 x ''; do
+		run "$BUILD/vhost_src" --socket /tmp/x.sock --rate 10 --lcore "$v"
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"--lcore must be an integer from 0 to 1023, not '$v'"* ]]
+	done
 	run "$BUILD/vhost_src" --rate 10
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--socket and --rate are required"* ]]

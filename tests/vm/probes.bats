@@ -44,7 +44,7 @@ map_value() {
 # harvesting 2000 buffers a second) behind a 64-entry tap ring, so the
 # tap drops; results in $BATS_TEST_TMPDIR/a.
 overfill_tap() {
-	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings b1 --txqlens 64 --repeats 1 --count 3000 --mode paced:2000 \
+	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings b1 --no-aa --regime keepup --txqlens 64 --repeats 1 --count 3000 --mode paced:2000 \
 		--probe "$1" --out "$BATS_TEST_TMPDIR/a"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -53,7 +53,7 @@ overfill_tap() {
 # batch8 PROBE: workload A with PROBE at rx batch 8; results in
 # $BATS_TEST_TMPDIR/a.
 batch8() {
-	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings b8 --txqlens 64 --repeats 1 --count 3000 \
+	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings b8 --no-aa --regime keepup --txqlens 64 --repeats 1 --count 3000 \
 		--probe "$1" --out "$BATS_TEST_TMPDIR/a"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -64,7 +64,7 @@ batch8() {
 flood() {
 	local p
 	for p in "$@"; do
-		run "$VRB_ROOT/bench/vhost_src/run-b.sh" --settings auto --rates 400000 --repeats 1 --duration 2 \
+		run "$VRB_ROOT/bench/vhost_src/run-b.sh" --design boots --settings auto --no-aa --rates 400000 --repeats 1 --duration 2 \
 			--rings 256 --ndr-steps 0 --probe "$p" --out "$BATS_TEST_TMPDIR/b-$p"
 		echo "$output"
 		[ "$status" -eq 0 ]
