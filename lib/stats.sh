@@ -31,7 +31,8 @@ stats_expr() {
 		i=$(tr ',' '\n' <<<"$header" | grep -nx -- "$name" | cut -d: -f1)
 		out=${out//\$$name/\$$i}
 	done < <(tr ',' '\n' <<<"$header" | awk '{ print length($0), $0 }' | sort -rn)
-	if [[ "$out" =~ \$[a-z_] ]]; then
+	# a name left over, or a known name glued to more name ($refills_x)
+	if [[ "$out" =~ \$[A-Za-z_] ]] || [[ "$out" =~ \$[0-9]+[A-Za-z_] ]]; then
 		die "stats: '$expr' names a column that is not in '$header'"
 	fi
 	echo "$out"
@@ -40,16 +41,23 @@ stats_expr() {
 # stats_units CSV UNIT ARM VALUE [FILTER]: "UNIT,ARM,VALUE" lines from a
 # result CSV (its "#" metadata and header skipped). UNIT, ARM and VALUE are
 # awk expressions over the columns, named $NAME; div(a, b) is a / b, or no
-# value when b is 0 (the row is left out). FILTER: an awk condition.
+# value when b is 0 (the row is left out: put every factor inside, e.g.
+# div(1000 * $a, $b), since "" * 1000 is 0). FILTER: an awk condition.
 stats_units() {
 	local csv=$1 header prog
-	header=$(grep -v '^#' "$csv" | head -n 1)
+	header=$(grep -m 1 -v '^#' "$csv")
 	prog="function div(a, b) { return b == 0 ? \"\" : a / b }
 		NR > 1 && ($(stats_expr "$header" "${5:-1}")) {
 			v = $(stats_expr "$header" "$4")
 			if (v != \"\") printf \"%s,%s,%.10g\\n\", $(stats_expr "$header" "$2"), $(stats_expr "$header" "$3"), v
 		}"
 	grep -v '^#' "$csv" | awk -F, "$prog"
+}
+
+# stats_unit_means: UNIT,ARM,VALUE lines (stdin) with one line per unit
+# and arm: the mean of its values (a unit of several blocks), sorted.
+stats_unit_means() {
+	awk -F, '{ k = $1 "," $2; s[k] += $3; n[k]++ } END { for (k in s) printf "%s,%.10g\n", k, s[k] / n[k] }' | sort
 }
 
 # stats_compare METRIC BETTER REF AA: compare's rows (no header) for the
@@ -75,4 +83,6 @@ stats_table() {
 		  printf "%-22s %-10s %5s %12s %8s %-18s %8s %-18s %s\n", $1, $2, $3, $4, ($6 == "" ? "-" : $6), ci,
 			($9 == "" ? "-" : "+-" $9 "%"), aa, $12 }' |
 		sed '1i metric                 arm        units         mean    ratio 95% CI             detect   A/A 95% CI         verdict'
+	grep -v '^#' "$1" | awk -F, 'NR > 1 && $7 != "" && $12 !~ /^A\/A/ { n++ }
+		END { if (n) printf "%d comparisons, each at 95 %%: about %.1f would say better/worse/higher/lower by chance when nothing differs.\n", n, n / 20 }'
 }

@@ -10,16 +10,28 @@ setting_kernel() {
 	if [ "${1%_aa}" = stock ]; then echo stock; else echo patched; fi
 }
 
-# with_aa REF NO_AA SETTINGS...: the settings, plus REF_aa (the A/A arm)
-# right after REF unless NO_AA is 1 or it is there already.
+# with_aa REF NO_AA SETTINGS...: the settings plus REF_aa (the A/A arm),
+# unless NO_AA is 1 or it is there already. It goes half way round the
+# settings of REF's kernel from REF, so that rotated rounds rarely put it
+# next to REF (from REF, a switch to REF_aa changes no knob: adjacent, the
+# A/A pair would be measured under easier conditions than other pairs).
 with_aa() {
-	local ref=$1 no_aa=$2 s out=()
+	local ref=$1 no_aa=$2 s i=0 at='' same=()
 	shift 2
+	if [ "$no_aa" = 1 ] || [[ " $* " == *" ${ref}_aa "* ]]; then
+		echo "$*"
+		return 0
+	fi
+	for s in "$@"; do
+		[ "$(setting_kernel "$s")" = "$(setting_kernel "$ref")" ] || continue
+		[ "$s" != "$ref" ] || i=${#same[@]}
+		same+=("$s")
+	done
+	at=${same[$(((i + ${#same[@]} / 2) % ${#same[@]}))]}
+	local out=()
 	for s in "$@"; do
 		out+=("$s")
-		if [ "$s" = "$ref" ] && [ "$no_aa" != 1 ] && [[ " $* " != *" ${ref}_aa "* ]]; then
-			out+=("${ref}_aa")
-		fi
+		[ "$s" != "$at" ] || out+=("${ref}_aa")
 	done
 	echo "${out[*]}"
 }
@@ -33,13 +45,14 @@ rotate() {
 }
 
 # host_busy_cpus: host CPUs' worth of busy time over the last second
-# (/proc/stat: everything but idle and iowait), e.g. 0.07.
+# (/proc/stat: everything but idle and iowait, over all the host's CPUs,
+# whatever this process's affinity), e.g. 0.07.
 host_busy_cpus() {
 	local a b
 	a=$(head -n 1 /proc/stat)
 	sleep 1
 	b=$(head -n 1 /proc/stat)
-	awk -v a="$a" -v b="$b" -v n="$(nproc)" 'BEGIN {
+	awk -v a="$a" -v b="$b" -v n="$(grep -c '^cpu[0-9]' /proc/stat)" 'BEGIN {
 		split(a, x, " "); split(b, y, " ")
 		for (i = 2; i <= 9; i++) { d = y[i] - x[i]; t += d; if (i == 5 || i == 6) idle += d }
 		printf "%.2f", t ? n * (t - idle) / t : 0 }'

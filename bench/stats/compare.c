@@ -175,8 +175,11 @@ static void row(const struct opts *o, const char *arm, const struct ratio_ci *c,
 		snprintf(verdict, sizeof(verdict), "%s%s", direction(v, o->better),
 			 aa && va != VERDICT_NONE && va != VERDICT_UNDEFINED ?
 			 " (but A/A differs too: not trusted)" : "");
-	printf("%s,%s,%zu,%.6g,%.6g,", o->metric, arm, c->units,
-	       c->units ? sa / (double)c->units : NAN, c->units ? sr / (double)c->units : NAN);
+	if (c->units)
+		printf("%s,%s,%zu,%.6g,%.6g,", o->metric, arm, c->units, sa / (double)c->units,
+		       sr / (double)c->units);
+	else
+		printf("%s,%s,0,,,", o->metric, arm);
 	if (isnan(c->ratio))
 		printf(",,,,");
 	else if (!c->defined)
@@ -244,7 +247,7 @@ int main(int argc, char **argv)
 			n = paired(&t, ref, ref, a, r);
 			for (size_t k = 0; k < n; k++)
 				m += r[k] / (double)n;
-			printf("%s,%s,%zu,%.6g,%.6g,1,,,,", o.metric, t.arms[i], n, m, m);
+			printf("%s,%s,%zu,%.6g,%.6g,1,,,,", o.metric, t.arms[i], n, m, m);	/* n >= 1 */
 			if (aa >= 0 && aa_ci.defined)
 				printf("%.4f,%.4f,", aa_ci.lo, aa_ci.hi);
 			else

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs inside the guest of a paired workload B boot: one flood, the refill
 # setting switched between blocks. Brings the virtio-net interface up (the
-# flood starts), waits for the first frame, then for each BLOCK: sets its
-# knobs, writes "N:ARM" to PHASE_FILE (vhost_src, on the host, stamps its
+# flood starts), waits for the first frame, then for each BLOCK: writes
+# "switch" to PHASE_FILE, sets its knobs, writes "N:ARM" to PHASE_FILE (vhost_src, on the host, stamps its
 # interval rows with it), waits SETTLE s, reads the counters, waits the rest
 # of the block, reads them again, and prints the block's deltas:
 #   block=N round=R arm=ARM rx=.. refills=.. starved_polls=.. ... seconds=..
@@ -53,6 +53,8 @@ n=0
 for b in "$@"; do
 	n=$((n + 1))
 	IFS=: read -r round arm knobs <<<"$b"
+	# "switch" first: the intervals while the knobs change belong to no block
+	phase switch
 	vn_set_knobs "$knobs" >/dev/null
 	phase "$n:$arm"
 	sleep "$settle_s"

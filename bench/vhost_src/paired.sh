@@ -5,8 +5,8 @@
 # block the guest said it was in; per block: the source's offered, delivered
 # and dropped frames, and the guest's counters, the first SETTLE s after a
 # switch left out of both (guest_rx: rx queue 0's packets, read in the same
-# ethtool call as the refill counters). A unit is one round (every setting of the
-# kernel once); units pair across the two kernels' boots by repeat and round.
+# ethtool call as the refill counters). A round has every setting of the
+# kernel once; a unit is a pair of rounds (paired_verdicts).
 
 BLOCK_COLS="repeat,kernel,round,block,setting,knobs,rate_pps,rx_queue_size,intervals,offered,delivered,dropped,drop_pct,guest_rx,refills,refill_bufs,starved_polls,starvations,refill_oom,guest_seconds,host_load1"
 
@@ -95,7 +95,7 @@ paired_boot() {
 		}
 		f == 2 && /^block=/ {
 			delete v
-			for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = substr($i, length(kv[1]) + 2) }
 			b = v["block"]
 			printf "%s,%s,%s,%s,%s,%s,%s,%s,%d,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", r, k, v["round"], b, v["arm"],
 				v["knobs"], rate, ring, iv[b], o[b], d[b], x[b], o[b] ? sprintf("%.4f", 100 * x[b] / o[b]) : "",
@@ -104,18 +104,30 @@ paired_boot() {
 		}' FS=, "$dir/intervals.csv" FS=' ' "$dir/guest.log" >>"$out/blocks.csv"
 }
 
-# paired_verdicts: verdicts.csv from blocks.csv (a unit: repeat and round,
-# per ring and rate).
+# paired_verdicts: verdicts.csv from blocks.csv, per ring and rate. The
+# settings of the reference's kernel: a unit is a pair of rounds (a round
+# and its reverse: ABBA, so a linear drift cancels). The other kernel's
+# settings ran in other boots: a unit is a boot (the mean of its blocks,
+# paired with the reference's boot of the same repeat), metric NAME:boots,
+# and its A/A interval is the A/A arm's, per boot too.
 paired_verdicts() {
-	local u='"r" $repeat "k" $round "-" $rx_queue_size "-" $rate_pps'
-	{
-		stats_units "$out/blocks.csv" "$u" '$setting' '$drop_pct' '$drop_pct != ""' |
-			stats_compare drop_pct lower "$ref" "$aa"
-		stats_units "$out/blocks.csv" "$u" '$setting' '1000 * div($refills, $guest_rx)' '$kernel == "patched"' |
-			stats_compare refills_per_1000 "" "$ref" "$aa"
-		stats_units "$out/blocks.csv" "$u" '$setting' '1000 * div($starved_polls, $guest_rx)' '$kernel == "patched"' |
-			stats_compare starved_polls_per_1000 "" "$ref" "$aa"
-	} >>"$out/verdicts.csv"
+	local k m better value filter
+	k=$(setting_kernel "$ref")
+	local pair='"r" $repeat "p" int(($round + 1) / 2) "-" $rx_queue_size "-" $rate_pps'
+	local boot='"r" $repeat "-" $rx_queue_size "-" $rate_pps'
+	while IFS='|' read -r m better value filter; do
+		stats_units "$out/blocks.csv" "$pair" '$setting' "$value" "($filter) && \$kernel == \"$k\"" |
+			stats_unit_means | stats_compare "$m" "$better" "$ref" "$aa"
+		stats_units "$out/blocks.csv" "$boot" '$setting' "$value" "$filter" |
+			stats_unit_means | stats_compare "$m:boots" "$better" "$ref" "$aa" |
+			while IFS= read -r row; do
+				[ "$(setting_kernel "$(cut -d, -f2 <<<"$row")")" = "$k" ] || echo "$row"
+			done
+	done <<'EOF2' >>"$out/verdicts.csv"
+drop_pct|lower|$drop_pct|$drop_pct != ""
+refills_per_1000||div(1000 * $refills, $guest_rx)|$kernel == "patched"
+starved_polls_per_1000||div(1000 * $starved_polls, $guest_rx)|$kernel == "patched"
+EOF2
 }
 
 # paired_tables: tables.txt: per setting, the blocks' sums; then the verdicts.

@@ -45,7 +45,7 @@ down_after=''
 check_args=''
 probe=''
 out=''
-meta=() tdir='' cpu_vcpu='' cpu_other='' aa=''
+meta=() tdir='' cpu_vcpu='' cpu_other='' aa='' verdicts_of=''
 
 usage() {
 	cat <<EOF
@@ -96,7 +96,9 @@ Settings (kernel and virtio_net knobs):
   --block S          paired: seconds per block, 2-600 (default: $block)
   --settle S         paired: seconds not counted after a switch, 0-60, less
                      than BLOCK (default: $settle)
-  --rounds N         paired: rounds per boot, 1-100 (default: $rounds)
+  --rounds N         paired: rounds per boot, even, 2-100 (default: $rounds)
+  --verdicts-of DIR  paired: print the verdicts of the run in DIR (its
+                     blocks.csv) with this harness's statistics; writes nothing
   --vcpus N          guest vCPUs, 1-8 (default: $vcpus: NAPI fits one; QEMU
                      and vhost_src then each have a host CPU)
   --allow-busy-host  run even when the host is busy (recorded)
@@ -146,6 +148,7 @@ parse_args() {
 		--rounds) [ $# -ge 2 ] || die "$1 needs a value"; rounds=$2; shift 2 ;;
 		--vcpus) [ $# -ge 2 ] || die "$1 needs a value"; vcpus=$2; shift 2 ;;
 		--allow-busy-host) export VRB_ALLOW_BUSY_HOST=1; shift ;;
+		--verdicts-of) [ $# -ge 2 ] || die "$1 needs a value"; verdicts_of=$2; shift 2 ;;
 		--rates) [ $# -ge 2 ] || die "$1 needs a value"; rates=$2; shift 2 ;;
 		--fractions) [ $# -ge 2 ] || die "$1 needs a value"; fractions=$2; shift 2 ;;
 		--probe-rate) [ $# -ge 2 ] || die "$1 needs a value"; probe_rate=$2; shift 2 ;;
@@ -181,7 +184,8 @@ parse_args() {
 	check_range --block "$block" 2 600
 	check_range --settle "$settle" 0 60
 	[ "$settle" -lt "$block" ] || die "--settle ($settle) must be less than --block ($block)"
-	check_range --rounds "$rounds" 1 100
+	check_range --rounds "$rounds" 2 100
+	[ $((rounds % 2)) -eq 0 ] || die "--rounds must be even (a round and its reverse make a unit), not $rounds"
 	check_range --vcpus "$vcpus" 1 8
 	[ -n "$interval" ] || { interval=1000; [ "$design" = boots ] || interval=500; }
 	for r in $rates; do check_range --rates "$r" 1 100000000; done
@@ -445,9 +449,9 @@ boots_verdicts() {
 	{
 		stats_units "$out/trials.csv" "$u" '$setting' '$drop_pct' |
 			stats_compare drop_pct lower "$ref" "$aa"
-		stats_units "$out/trials.csv" "$u" '$setting' '1000 * div($refills, $guest_rx_packets)' '$kernel == "patched"' |
+		stats_units "$out/trials.csv" "$u" '$setting' 'div(1000 * $refills, $guest_rx_packets)' '$kernel == "patched"' |
 			stats_compare refills_per_1000 "" "$ref" "$aa"
-		stats_units "$out/trials.csv" "$u" '$setting' '1000 * div($starved_polls, $guest_rx_packets)' '$kernel == "patched"' |
+		stats_units "$out/trials.csv" "$u" '$setting' 'div(1000 * $starved_polls, $guest_rx_packets)' '$kernel == "patched"' |
 			stats_compare starved_polls_per_1000 "" "$ref" "$aa"
 	} >>"$out/verdicts.csv"
 }
@@ -490,10 +494,31 @@ boots_main() {
 	log "B: $n trials"
 }
 
+# reanalyse DIR: the verdicts of a paired run, recomputed from its blocks.csv.
+reanalyse() {
+	[ -f "$1/blocks.csv" ] || die "--verdicts-of: no $1/blocks.csv (a paired run's result dir)"
+	ref=$(sed -n 's/^# reference: //p' "$1/blocks.csv")
+	aa=$(sed -n 's/^# aa_arm: //p' "$1/blocks.csv")
+	[ -n "$ref" ] || die "--verdicts-of: $1/blocks.csv names no reference"
+	[ "$aa" != none ] || aa=''
+	stats_build
+	out=$(mktemp -d)
+	cp "$1/blocks.csv" "$out/"
+	echo "$STATS_COLS" >"$out/verdicts.csv"
+	paired_verdicts
+	echo "Verdicts of $1, recomputed with $(git -C "$VRB_ROOT" rev-parse --short HEAD 2>/dev/null || echo this tree):"
+	stats_table "$out/verdicts.csv"
+	rm -rf "$out"
+}
+
 main() {
 	local kv first accel top busy
 	parse_args "$@"
 	[ -z "$check_args" ] || exit 0
+	if [ -n "$verdicts_of" ]; then
+		reanalyse "$verdicts_of"
+		exit 0
+	fi
 	kernel_check_source
 	[[ " $settings " != *" ${ref}_aa "* ]] || aa=${ref}_aa
 	busy=$(host_check_quiet)

@@ -276,7 +276,9 @@ static int run(const struct opts *o, int id, struct rte_mbuf **m, FILE *out)
 			interval_row(out, (double)(now - t0) / (double)hz, &iv, phase);
 			interval_sum(&total, &iv);
 			interval_reset(&iv);
-			next += step;
+			/* after a stall, the next row is a whole interval away, not at once */
+			while (next <= now)
+				next += step;
 			if (now >= end || !strcmp(phase, "end"))
 				break;
 		}

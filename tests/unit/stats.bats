@@ -23,12 +23,12 @@ setup() {
 
 @test "on the recorded run: legacy refills less and starves more than auto; mn16's drops are not told apart" {
 	stats_build
-	run stats_units "$FIX" '$repeat' '$setting' '1000 * div($refills, $delivered)' '$kernel == "patched"'
+	run stats_units "$FIX" '$repeat' '$setting' 'div(1000 * $refills, $delivered)' '$kernel == "patched"'
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 15 ]		# 5 repeats x auto legacy mn16; stock has no counters
 	[[ "${lines[0]}" == 1,auto,15.99* ]]
 	run bash -c '. "$VRB_ROOT/lib/functions.sh"; . "$VRB_ROOT/lib/stats.sh"
-		stats_units "$1" "\$repeat" "\$setting" "1000 * div(\$refills, \$delivered)" "\$kernel == \"patched\"" |
+		stats_units "$1" "\$repeat" "\$setting" "div(1000 * \$refills, \$delivered)" "\$kernel == \"patched\"" |
 			stats_compare refills_per_1000 "" auto ""' _ "$FIX"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -109,4 +109,22 @@ setup() {
 	run stats_expr "a,b" '$a + $c'
 	[ "$status" -ne 0 ] && [[ "$output" == *"names a column that is not in 'a,b'"* ]]
 	[ "$(stats_expr "rx,rx_queue_size" '$rx_queue_size / $rx')" = '$2 / $1' ]
+}
+
+@test "paired verdicts on a recorded run (results/20261130T145227Z-B): units are ABBA pairs; the other kernel is compared per boot" {
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --verdicts-of "$VRB_ROOT/tests/fixtures/stats/b-paired-20261130T145227Z"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# 3 boots x 8 rounds: 12 pairs of rounds; stock ran in its own 3 boots
+	grep -Eq '^drop_pct +auto_aa +12 .*A/A: no difference \(the noise floor\)$' <<<"$output"
+	grep -Eq '^drop_pct:boots +stock +3 ' <<<"$output"
+	grep -Eq '^refills_per_1000 +legacy +12 .* lower$' <<<"$output"
+	grep -Eq '^starved_polls_per_1000 +legacy +12 .* higher$' <<<"$output"
+	[[ "$output" == *"comparisons, each at 95 %"* ]]
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --verdicts-of "$BATS_TEST_TMPDIR"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no $BATS_TEST_TMPDIR/blocks.csv"* ]]
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --check-args --rounds 3
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--rounds must be even"* ]]
 }

@@ -19,10 +19,18 @@ setup() {
 	[ "$(setting_kernel auto_aa)" = patched ]
 }
 
-@test "with_aa adds REF_aa right after REF, once, unless told not to" {
-	[ "$(with_aa auto 0 stock auto legacy)" = "stock auto auto_aa legacy" ]
+@test "with_aa adds REF_aa half way round REF's kernel's settings, once, unless told not to" {
+	[ "$(with_aa auto 0 stock auto legacy mn16)" = "stock auto legacy auto_aa mn16" ]
+	[ "$(with_aa auto 0 stock auto legacy)" = "stock auto legacy auto_aa" ]
+	[ "$(with_aa mn16 0 auto legacy mn16 cap64)" = "auto mn16_aa legacy mn16 cap64" ]
+	[ "$(with_aa auto 0 auto)" = "auto auto_aa" ]
+	[ "$(with_aa stock 0 stock b1 b64)" = "stock stock_aa b1 b64" ]
 	[ "$(with_aa auto 1 stock auto legacy)" = "stock auto legacy" ]
 	[ "$(with_aa auto 0 auto_aa auto)" = "auto_aa auto" ]
+	# in 4 arms, REF and REF_aa are never adjacent in any rotation
+	for r in 1 2 3 4; do
+		rotate "$r" auto legacy auto_aa mn16 | tr '\n' ' ' | grep -vqE 'auto auto_aa|auto_aa auto '
+	done
 }
 
 @test "paired rounds: odd rounds rotate, even rounds reverse the round before (ABBA)" {
