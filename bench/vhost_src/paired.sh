@@ -24,6 +24,16 @@ round_order() {
 	fi
 }
 
+# pad_to N SETTING...: the settings, repeated in turn until there are N.
+pad_to() {
+	local n=$1 i
+	shift
+	local a=("$@")
+	for ((i = 0; i < n; i++)); do
+		echo "${a[i % ${#a[@]}]}"
+	done
+}
+
 # paired_blocks REPEAT SETTING...: the guest's block list (ROUND:ARM:KNOBS).
 paired_blocks() {
 	local r=$1 k s
@@ -155,17 +165,24 @@ paired_tables() {
 # paired_main: every repeat boots each kernel the settings need (the order
 # alternates), per ring and rate.
 paired_main() {
-	local r k ring rate kernels sets n=0 total
+	local r k ring rate kernels sets n=0 total per_round
 	results_csv_open "$out/blocks.csv" "$BLOCK_COLS" "${meta[@]}"
 	results_csv_open "$out/intervals.csv" "repeat,kernel,rate_pps,t_s,offered,delivered,dropped,avail_min,avail_mean,phase,rx_queue_size" "${meta[@]}"
 	# shellcheck disable=SC2086 # a word list
 	kernels=$(for s in $settings; do setting_kernel "$s"; done | sort -u | tr '\n' ' ')
 	total=$((repeats * $(wc -w <<<"$kernels") * $(wc -w <<<"$rings") * $(wc -w <<<"$rates")))
+	# shellcheck disable=SC2086 # a word list
+	per_round=$(for s in $settings; do setting_kernel "$s"; done | sort | uniq -c | sort -rn | awk 'NR == 1 { print $1 }')
 	for r in $(seq "$repeats"); do
 		# shellcheck disable=SC2086 # a word list
 		for k in $(rotate "$r" $kernels); do
 			# shellcheck disable=SC2086 # a word list
 			sets=$(for s in $settings; do [ "$(setting_kernel "$s")" != "$k" ] || echo "$s"; done)
+			# every boot runs as many blocks per round: a kernel with fewer
+			# settings (stock) repeats them, so that both kernels' boots have
+			# the same schedule
+			# shellcheck disable=SC2086 # a word list
+			sets=$(pad_to "$per_round" $sets)
 			for ring in $rings; do for rate in $rates; do
 				n=$((n + 1))
 				log "B: boot $n/$total: repeat $r, $k kernel, ring $ring, $rate pps: $rounds rounds of ${sets//$'\n'/ }"

@@ -41,6 +41,9 @@ setup() {
 	[ "$(round_order 1 3 a b c | tr '\n' ' ')" = "b c a " ]
 	[ "$(round_order 1 4 a b c | tr '\n' ' ')" = "a c b " ]
 	[ "$(round_order 2 1 a b c | tr '\n' ' ')" = "b c a " ]
+	# a kernel with fewer settings repeats them: every boot has as many blocks
+	[ "$(pad_to 4 stock | tr '\n' ' ')" = "stock stock stock stock " ]
+	[ "$(pad_to 5 a b | tr '\n' ' ')" = "a b a b a " ]
 }
 
 @test "host hygiene: the busy host is refused unless allowed, and the pinning has two CPUs" {

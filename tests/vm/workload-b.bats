@@ -82,9 +82,11 @@ setup() {
 	grep -q '^# design: paired$' "$d/blocks.csv"
 	grep -q '^# aa_arm: auto_aa$' "$d/blocks.csv"
 	grep -q '^# host_cpus: QEMU (all threads) on ' "$d/blocks.csv"
-	# 2 rounds: auto, auto_aa (the A/A arm) and legacy on the patched kernel, stock on its own
-	[ "$(rows "$d/blocks.csv" | wc -l)" -eq 8 ]
+	# 2 rounds: auto, legacy and auto_aa (the A/A arm) on the patched kernel;
+	# stock in its own boot, as many blocks (the same schedule)
+	[ "$(rows "$d/blocks.csv" | wc -l)" -eq 12 ]
 	[ "$(rows "$d/blocks.csv" | grep -c ',patched,')" -eq 6 ]
+	[ "$(rows "$d/blocks.csv" | grep -c ',stock,2,')" -eq 3 ]
 	# ABBA: the patched boot's round 2 runs round 1's order backwards
 	r1=$(rows "$d/blocks.csv" | awk -F, '$2 == "patched" && $3 == 1 { printf "%s ", $5 }')
 	r2=$(rows "$d/blocks.csv" | awk -F, '$2 == "patched" && $3 == 2 { s = $5 " " s } END { printf "%s", s }')
