@@ -8,6 +8,8 @@
 #   stock/          source, git repo, branch baseline   (out/ = O= build dir)
 #   patched/        git worktree, branch patched        (out/ = O= build dir)
 #   state/          stamps: config, series applied, build keys
+# The debug flavour (VRB_KERNEL_FLAVOUR=debug: KASAN, lockdep, ...) builds
+# the same two trees into out-debug/ from state/config-debug.
 # The O= dir is a direct child of the source, so kbuild uses srctree=".." and
 # both trees compile with identical command lines: ccache shares the objects.
 
@@ -139,13 +141,48 @@ config_check() {
 	return "$bad"
 }
 
-# kernel_config: tinyconfig + kvm_guest.config + our fragments -> state/config.
+# kernel_flavour: the flavour in use (VRB_KERNEL_FLAVOUR): base or debug.
+kernel_flavour() {
+	case ${VRB_KERNEL_FLAVOUR:-base} in
+	base | debug) echo "${VRB_KERNEL_FLAVOUR:-base}" ;;
+	*) die "unknown kernel flavour '$VRB_KERNEL_FLAVOUR' (base or debug)" ;;
+	esac
+}
+
+# kernel_outname: the O= dir's name (in each tree) of the flavour in use.
+kernel_outname() {
+	case $(kernel_flavour) in
+	base) echo out ;;
+	*) echo "out-$(kernel_flavour)" ;;
+	esac
+}
+
+# kernel_config_file: the generated config of the flavour in use.
+kernel_config_file() {
+	case $(kernel_flavour) in
+	base) echo "$(kernel_workspace)/state/config" ;;
+	*) echo "$(kernel_workspace)/state/config-$(kernel_flavour)" ;;
+	esac
+}
+
+# kernel_fragments: the config fragments of the flavour in use (relative
+# to VRB_ROOT), in merge order.
+kernel_fragments() {
+	case $(kernel_flavour) in
+	base) echo "$VRB_CONFIG_FRAGMENTS" ;;
+	debug) echo "$VRB_CONFIG_FRAGMENTS $VRB_CONFIG_DEBUG_FRAGMENTS" ;;
+	esac
+}
+
+# kernel_config: tinyconfig + kvm_guest.config + our fragments -> state/config
+# (state/config-FLAVOUR for another flavour).
 kernel_config() {
-	local w key frags=() f gen bad
+	local w key frags=() f gen bad cfg
 	w=$(kernel_workspace)
-	for f in $VRB_CONFIG_FRAGMENTS; do frags+=("$VRB_ROOT/$f"); done
+	cfg=$(kernel_config_file)
+	for f in $(kernel_fragments); do frags+=("$VRB_ROOT/$f"); done
 	key=$( { echo "$VRB_CONFIG_BASE"; cat "${frags[@]}"; } | sha256sum | cut -c1-16)
-	if [ -f "$w/state/config" ] && [ "$(cat "$w/state/config.key" 2>/dev/null)" = "$key" ]; then
+	if [ -f "$cfg" ] && [ "$(cat "$cfg.key" 2>/dev/null)" = "$key" ]; then
 		return 0
 	fi
 	gen=$w/stock/out-config
@@ -156,18 +193,18 @@ kernel_config() {
 			"$w/stock/scripts/kconfig/merge_config.sh" -m -O "$gen" "$gen/.config" \
 				"$w/stock/kernel/configs/kvm_guest.config" "${frags[@]}" &&
 			make -C "$w/stock" O="$gen" ARCH="$VRB_ARCH" olddefconfig
-	} >"$w/state/config.log" 2>&1 || die "config generation failed: see $w/state/config.log"
+	} >"$cfg.log" 2>&1 || die "config generation failed: see $cfg.log"
 	if ! bad=$(config_check "$gen/.config" "${frags[@]}"); then
-		die "options from $VRB_CONFIG_FRAGMENTS did not take effect (missing dependency?):
+		die "options from $(kernel_fragments) did not take effect (missing dependency?):
 $bad"
 	fi
-	cp "$gen/.config" "$w/state/config"
-	echo "$key" >"$w/state/config.key"
+	cp "$gen/.config" "$cfg"
+	echo "$key" >"$cfg.key"
 	rm -rf "$gen"
 }
 
 kernel_config_hash() {
-	sha256_of "$(kernel_workspace)/state/config" | cut -c1-12
+	sha256_of "$(kernel_config_file)" | cut -c1-12
 }
 
 # kernel_make_vars VARIANT: the make command line of a build (one place).
@@ -177,18 +214,23 @@ kernel_make_vars() {
 	printf '%s\n' "ARCH=$VRB_ARCH" "LOCALVERSION=-$1" "CC=$cc" "-j$(nproc)"
 }
 
+# kernel_outdir VARIANT: the build dir of VARIANT in the flavour in use.
+kernel_outdir() {
+	echo "$(kernel_workspace)/$1/$(kernel_outname)"
+}
+
 # kernel_image VARIANT: path of the built bzImage.
 kernel_image() {
-	echo "$(kernel_workspace)/$1/out/arch/x86/boot/bzImage"
+	echo "$(kernel_outdir "$1")/arch/x86/boot/bzImage"
 }
 
 # kernel_has_btf VARIANT: was VARIANT built with BTF (what bpftrace reads)?
 kernel_has_btf() {
-	grep -qx 'CONFIG_DEBUG_INFO_BTF=y' "$(kernel_workspace)/$1/out/.config" 2>/dev/null
+	grep -qx 'CONFIG_DEBUG_INFO_BTF=y' "$(kernel_outdir "$1")/.config" 2>/dev/null
 }
 
 kernel_build_info() {
-	echo "$(kernel_workspace)/$1/out/vrb-build-info"
+	echo "$(kernel_outdir "$1")/vrb-build-info"
 }
 
 # kernel_image_matches SRC OUT: does OUT's bzImage carry the UTS version
@@ -218,18 +260,20 @@ kernel_make_progress() {
 
 # kernel_build VARIANT: build bzImage incrementally; nothing when up to date.
 kernel_build() {
-	local variant=$1 w src out key vars=() t0 rc=0 secs
+	local variant=$1 w src out on cfg key vars=() t0 rc=0 secs
 	w=$(kernel_workspace)
 	src=$w/$variant
-	out=$src/out
+	on=$(kernel_outname)
+	out=$src/$on
+	cfg=$(kernel_config_file)
 	[ -d "$src" ] || die "no source tree for '$variant' (run the workspace step first)"
 	mkdir -p "$out"
-	cmp -s "$w/state/config" "$out/.config" || cp "$w/state/config" "$out/.config"
+	cmp -s "$cfg" "$out/.config" || cp "$cfg" "$out/.config"
 	mapfile -t vars < <(kernel_make_vars "$variant")
 	key=$( {
 		kgit -C "$src" rev-parse HEAD
 		kgit -C "$src" diff HEAD
-		cat "$w/state/config"
+		cat "$cfg"
 		printf '%s\n' "${vars[@]}"
 	} | sha256sum | cut -c1-16)
 	if [ -f "$out/arch/x86/boot/bzImage" ] && [ "$(kv_get "$out/vrb-build-info" key)" = "$key" ]; then
@@ -241,7 +285,7 @@ kernel_build() {
 	# Objects do not depend on the build dir (srctree is ".."), so let ccache
 	# share them between the stock and patched trees and between clones.
 	export CCACHE_NOHASHDIR=1
-	kernel_make_progress "$variant" "$out/vrb-build.log" -C "$src" O=out "${vars[@]}" bzImage || rc=$?
+	kernel_make_progress "$variant" "$out/vrb-build.log" -C "$src" O="$on" "${vars[@]}" bzImage || rc=$?
 	if [ "$rc" -ne 0 ]; then
 		tail -n 30 "$out/vrb-build.log" >&2
 		die "$variant kernel build failed (full log: $out/vrb-build.log)"
@@ -251,13 +295,14 @@ kernel_build() {
 	# returns a piggy.o holding another build's kernel. Assemble it without
 	# ccache, then check the bzImage really carries this build's version.
 	rm -f "$out/arch/x86/boot/compressed/piggy.o"
-	CCACHE_DISABLE=1 make -C "$src" O=out "${vars[@]}" bzImage >>"$out/vrb-build.log" 2>&1 ||
+	CCACHE_DISABLE=1 make -C "$src" O="$on" "${vars[@]}" bzImage >>"$out/vrb-build.log" 2>&1 ||
 		die "$variant kernel build failed (full log: $out/vrb-build.log)"
 	kernel_image_matches "$src" "$out" ||
 		die "$variant: bzImage does not carry the version of this build (include/generated/utsversion.h)"
 	secs=$(($(date +%s) - t0))
 	{
 		echo "variant=$variant"
+		echo "flavour=$(kernel_flavour)"
 		echo "key=$key"
 		echo "release=$(cat "$out/include/config/kernel.release")"
 		echo "uts_version=$(sed -n 's/^#define UTS_VERSION "\(.*\)"$/\1/p' "$out/include/generated/utsversion.h" 2>/dev/null || true)"
@@ -269,3 +314,7 @@ kernel_build() {
 	} >"$out/vrb-build-info"
 	log "$variant kernel built in ${secs}s: $(kv_get "$out/vrb-build-info" release)"
 }
+
+# A flavour that does not exist stops every script at once (not inside a
+# command substitution, where die would only end the subshell).
+kernel_flavour >/dev/null

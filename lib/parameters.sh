@@ -20,6 +20,9 @@ VRB_CACHE=${VRB_CACHE:-$VRB_ROOT/.cache}
 # Kernel config: tinyconfig + these fragments, in this order (relative to VRB_ROOT).
 VRB_CONFIG_BASE="tinyconfig kvm_guest.config"
 VRB_CONFIG_FRAGMENTS="guest-config/kernel.config"
+# The debug flavour (KASAN, lockdep, ...) adds these; base is the default.
+VRB_CONFIG_DEBUG_FRAGMENTS="guest-config/kernel-debug.config"
+VRB_KERNEL_FLAVOUR=${VRB_KERNEL_FLAVOUR:-base}
 
 # Guest defaults (scripts/guest-run.sh).
 VRB_GUEST_VCPUS=${VRB_GUEST_VCPUS:-2}

@@ -11,20 +11,24 @@ VRB_PROG="build-kernels.sh"
 
 usage() {
 	cat <<EOF
-Usage: scripts/build-kernels.sh [--variant stock|patched|all] [--force] [--prepare-only]
-                                [--print-image VARIANT]
+Usage: scripts/build-kernels.sh [--variant stock|patched|all] [--flavour base|debug]
+                                [--force] [--prepare-only] [--print-image VARIANT]
 
 Builds the guest kernels under $VRB_CACHE:
   stock    Debian $VRB_KERNEL_PKG as shipped
   patched  the same plus patches/ (in patches/series order, applied with git am)
 
   --variant V        build only V (default: all)
+  --flavour F        base (default: the benchmark kernels) or debug (the same
+                     trees with KASAN, lockdep, atomic-sleep and hung-task
+                     checks, guest-config/kernel-debug.config, into out-debug/)
   --force            discard hand-made changes in the patched tree
   --prepare-only     unpack and apply the series, do not configure or build
   --print-image V    print the bzImage path of V and exit (no build)
   -h, --help         this text
 
-Environment: VRB_CACHE (workspace), VRB_KERNEL_TARBALL (kernel source tarball).
+Environment: VRB_CACHE (workspace), VRB_KERNEL_TARBALL (kernel source tarball),
+VRB_KERNEL_FLAVOUR (as --flavour).
 EOF
 }
 
@@ -39,6 +43,12 @@ main() {
 			all) variants=$VRB_VARIANTS ;;
 			*) die "unknown variant '$2' (stock, patched or all)" ;;
 			esac
+			shift 2
+			;;
+		--flavour)
+			[ $# -ge 2 ] || die "--flavour needs a value"
+			VRB_KERNEL_FLAVOUR=$2
+			kernel_flavour >/dev/null
 			shift 2
 			;;
 		--force) force=--force; shift ;;
@@ -65,9 +75,9 @@ main() {
 	stage "patch series" kernel_apply_series "$force"
 	[ -z "$prepare_only" ] || return 0
 	stage "kernel config" kernel_config
-	log "config $(kernel_config_hash), Linux $(kernel_version)"
+	log "config $(kernel_config_hash) ($(kernel_flavour) flavour), Linux $(kernel_version)"
 	for v in $variants; do
-		stage "build $v kernel" kernel_build "$v"
+		stage "build $v kernel ($(kernel_flavour))" kernel_build "$v"
 	done
 }
 

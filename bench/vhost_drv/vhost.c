@@ -53,10 +53,9 @@ int vhost_configure(struct vhost *v, uint64_t features, void *mem, size_t len,
 	return 0;
 }
 
-int vhost_vq_setup(struct vhost *v, int index, const struct vq *vq, char *err, int errlen)
+int vhost_vq_reset(struct vhost *v, int index, const struct vq *vq, char *err, int errlen)
 {
 	struct vhost_vring_state num = { .index = index, .num = vq->num };
-	/* where the device starts reading avail: what it has used so far */
 	struct vhost_vring_state base = { .index = index, .num = vq->last_used };
 	struct vhost_vring_addr addr = {
 		.index = index,
@@ -64,7 +63,6 @@ int vhost_vq_setup(struct vhost *v, int index, const struct vq *vq, char *err, i
 		.avail_user_addr = (uintptr_t)vq->vr.avail,
 		.used_user_addr = (uintptr_t)vq->vr.used,
 	};
-	struct vhost_vring_file kick, call;
 
 	if (ioctl(v->fd, VHOST_SET_VRING_NUM, &num) < 0)
 		FAIL("VHOST_SET_VRING_NUM %u: %s", vq->num, strerror(errno));
@@ -72,6 +70,16 @@ int vhost_vq_setup(struct vhost *v, int index, const struct vq *vq, char *err, i
 		FAIL("VHOST_SET_VRING_BASE: %s", strerror(errno));
 	if (ioctl(v->fd, VHOST_SET_VRING_ADDR, &addr) < 0)
 		FAIL("VHOST_SET_VRING_ADDR: %s", strerror(errno));
+	return 0;
+}
+
+int vhost_vq_setup(struct vhost *v, int index, const struct vq *vq, char *err, int errlen)
+{
+	struct vhost_vring_file kick, call;
+
+	/* where the device starts reading avail: what it has used so far */
+	if (vhost_vq_reset(v, index, vq, err, errlen))
+		return -1;
 	v->kick[index] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	v->call[index] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (v->kick[index] < 0 || v->call[index] < 0)

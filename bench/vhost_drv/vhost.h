@@ -49,6 +49,12 @@ int vhost_configure(struct vhost *v, uint64_t features, void *mem, size_t len,
  */
 int vhost_vq_setup(struct vhost *v, int index, const struct vq *vq, char *err, int errlen);
 
+/*
+ * Tells vhost that virtqueue index starts over as laid out in vq (its
+ * backend detached first): size, base, ring addresses; eventfds kept.
+ */
+int vhost_vq_reset(struct vhost *v, int index, const struct vq *vq, char *err, int errlen);
+
 /* Attaches the tap (fd) as the backend of virtqueue index (-1 detaches). */
 int vhost_attach(struct vhost *v, int index, int tap_fd, char *err, int errlen);
 

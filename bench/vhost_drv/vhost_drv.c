@@ -15,6 +15,11 @@
  * at most a NAPI budget at once however long it was idle: a slow guest).
  * Counters on SIGUSR1 and at exit (after draining what vhost-net
  * completed), with the tap's tx counters (read before the tap goes away).
+ * With --reset-every, it resets the rx queue as a VMM does on a device
+ * reset, again and again: detaches the tap (VHOST_NET_SET_BACKEND -1: vhost
+ * puts the frames it had taken from the tap's ring back with
+ * ptr_ring_unconsume()), harvests what was completed, lays the ring out
+ * afresh, and attaches the tap again.
  *
  * Like the kernel's tools/virtio/vhost_net_test.c, but with a full ring
  * and for measuring; needs root, CONFIG_TUN and CONFIG_VHOST_NET.
@@ -57,10 +62,11 @@ struct opts {
 	unsigned int idle_ms;
 	unsigned int rx_batch;	/* 0: leave vhost-net's */
 	unsigned int work;	/* rounds of work per frame: the consumer's cost */
+	unsigned int reset_ms;	/* 0: never reset the rx queue */
 };
 
 struct counters {
-	uint64_t packets, bytes, pktgen, kicks, calls, harvests;
+	uint64_t packets, bytes, pktgen, kicks, calls, harvests, resets;
 };
 
 static volatile sig_atomic_t stop_flag, dump_flag;
@@ -94,6 +100,8 @@ static void usage(FILE *f)
 		"                    2017 threads' pktgen against a busy guest)\n"
 		"  --rx-batch N      vhost-net's rx batch for this device, 1-256\n"
 		"                    (VHOST_NET_SET_VRING_RX_BATCH: needs the series)\n"
+		"  --reset-every MS  reset the rx queue every MS ms, 1-60000: detach the tap,\n"
+		"                    harvest, lay the ring out afresh, attach the tap again\n"
 		"  -h, --help        this text\n"
 		"Prints \"vhost_drv: ready\" once vhost-net has the tap and buffers, counters\n"
 		"on SIGUSR1, and \"vhost_drv: totals: key=value ...\" at exit.\n");
@@ -134,6 +142,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "idle-exit", required_argument, 0, 'i' },
 		{ "rx-batch", required_argument, 0, 'B' },
 		{ "work", required_argument, 0, 'w' },
+		{ "reset-every", required_argument, 0, 'X' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -208,6 +217,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return -1;
 			o->work = v;
 			break;
+		case 'X':
+			if (parse_uint("--reset-every", optarg, 1, 60000, &v))
+				return -1;
+			o->reset_ms = v;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -239,9 +253,9 @@ static void print_counters(const char *what, const struct opts *o, const struct 
 			   double seconds)
 {
 	printf("vhost_drv: %s: rx_packets=%" PRIu64 " rx_bytes=%" PRIu64 " pktgen_packets=%" PRIu64
-	       " kicks=%" PRIu64 " calls=%" PRIu64 " harvests=%" PRIu64
+	       " kicks=%" PRIu64 " calls=%" PRIu64 " harvests=%" PRIu64 " resets=%" PRIu64
 	       " tap_tx_packets=%lld tap_tx_dropped=%lld seconds=%.3f\n",
-	       what, c->packets, c->bytes, c->pktgen, c->kicks, c->calls, c->harvests,
+	       what, c->packets, c->bytes, c->pktgen, c->kicks, c->calls, c->harvests, c->resets,
 	       tap_sysfs(o->tap, "statistics/tx_packets"), tap_sysfs(o->tap, "statistics/tx_dropped"), seconds);
 	fflush(stdout);
 }
@@ -251,6 +265,7 @@ struct driver {
 	struct vhost vh;
 	struct vq rx, tx;
 	uint8_t *bufs;
+	int tap;	/* kept open to attach again after a reset */
 	struct counters c;
 };
 
@@ -300,6 +315,15 @@ static int rx_round(struct driver *d, uint32_t max)
 	return n;
 }
 
+/* Posts every rx buffer on a freshly laid out ring and publishes them. */
+static void rx_post_all(struct driver *d)
+{
+	for (unsigned int i = 0; i < d->o.ring; i++)
+		vq_post(&d->rx, i, (uintptr_t)(d->bufs + (size_t)i * d->o.buf_size), d->o.buf_size);
+	vq_publish(&d->rx);
+	vq_set_interrupts(&d->rx, d->o.mode == MODE_EVENT);
+}
+
 static int setup(struct driver *d)
 {
 	size_t rings = vq_ring_bytes(d->o.ring), len;
@@ -307,6 +331,7 @@ static int setup(struct driver *d)
 	uint8_t *mem;
 	int tap;
 
+	d->tap = -1;
 	len = 2 * rings + (size_t)d->o.ring * d->o.buf_size;
 	len = (len + 4095) & ~(size_t)4095;
 	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
@@ -341,18 +366,18 @@ static int setup(struct driver *d)
 			return 1;
 		}
 	}
-	for (unsigned int i = 0; i < d->o.ring; i++)
-		vq_post(&d->rx, i, (uintptr_t)(d->bufs + (size_t)i * d->o.buf_size), d->o.buf_size);
-	vq_publish(&d->rx);
-	vq_set_interrupts(&d->rx, d->o.mode == MODE_EVENT);
+	rx_post_all(d);
 	vq_set_interrupts(&d->tx, false);
 	if (vhost_vq_setup(&d->vh, VHOST_RXQ, &d->rx, err, sizeof(err)) ||
 	    vhost_vq_setup(&d->vh, VHOST_TXQ, &d->tx, err, sizeof(err)) ||
 	    vhost_attach(&d->vh, VHOST_RXQ, tap, err, sizeof(err)) ||
 	    vhost_attach(&d->vh, VHOST_TXQ, tap, err, sizeof(err)))
 		return die(err);
-	/* vhost holds its own reference to the tap's file: ours can go */
-	close(tap);
+	/* vhost holds its own reference to the tap's file: ours is for resets */
+	if (d->o.reset_ms)
+		d->tap = tap;
+	else
+		close(tap);
 	{
 		int ret = tap_up(d->o.tap);
 
@@ -365,14 +390,41 @@ static int setup(struct driver *d)
 	return 0;
 }
 
+/*
+ * A device reset of the rx queue, as a VMM does it: the backend goes
+ * (vhost-net gives back what it took from the tap's ring and touches the
+ * ring no more), the driver harvests what was completed and starts over
+ * with an empty ring, the backend comes back.
+ */
+static int rx_reset(struct driver *d)
+{
+	char err[256];
+	void *mem = d->rx.vr.desc;
+
+	if (vhost_attach(&d->vh, VHOST_RXQ, -1, err, sizeof(err)))
+		return die(err);
+	if (rx_round(d, UINT32_MAX) < 0)
+		return die("vhost-net wrote a bad used entry");
+	memset(mem, 0, vq_ring_bytes(d->o.ring));
+	vq_init(&d->rx, d->o.ring, mem);
+	rx_post_all(d);
+	if (vhost_vq_reset(&d->vh, VHOST_RXQ, &d->rx, err, sizeof(err)) ||
+	    vhost_attach(&d->vh, VHOST_RXQ, d->tap, err, sizeof(err)))
+		return die(err);
+	vhost_kick(&d->vh, VHOST_RXQ);
+	d->c.resets++;
+	return 0;
+}
+
 static int run(struct driver *d)
 {
-	uint64_t t0 = now_ns(), last_pkt = 0, t = t0, end;
+	uint64_t t0 = now_ns(), last_pkt = 0, t = t0, end, next_reset;
 	struct pollfd pfd = { .fd = d->vh.call[VHOST_RXQ], .events = POLLIN };
 	struct pace pace;
 	unsigned int spins = 0;
 
 	end = d->o.duration ? t0 + (uint64_t)(d->o.duration * 1e9) : UINT64_MAX;
+	next_reset = d->o.reset_ms ? t0 + d->o.reset_ms * 1000000ULL : UINT64_MAX;
 	pace_init(&pace, 1000000000ULL, t0, d->o.rate, PACED_DEPTH);
 	while (!stop_flag) {
 		uint32_t max = UINT32_MAX;
@@ -396,6 +448,11 @@ static int run(struct driver *d)
 				last_pkt = t;
 			if (t >= end)
 				break;
+			if (t >= next_reset) {
+				if (rx_reset(d))
+					return 1;
+				next_reset = now_ns() + d->o.reset_ms * 1000000ULL;
+			}
 			if (d->o.idle_ms && last_pkt && t - last_pkt >= d->o.idle_ms * 1000000ULL)
 				break;
 		}
@@ -445,11 +502,14 @@ int main(int argc, char **argv)
 	ret = setup(&d);
 	if (ret)
 		return ret;
-	printf("vhost_drv: ready: tap=%s ring=%u txqlen=%lld rx_batch=%u mode=%s work=%u\n", d.o.tap, d.o.ring,
-	       tap_sysfs(d.o.tap, "tx_queue_len"), d.o.rx_batch ? d.o.rx_batch : 64, d.o.mode == MODE_POLL ? "poll" : d.o.mode == MODE_EVENT ? "event" : "paced",
-	       d.o.work);
+	printf("vhost_drv: ready: tap=%s ring=%u txqlen=%lld rx_batch=%u mode=%s work=%u reset_ms=%u\n",
+	       d.o.tap, d.o.ring, tap_sysfs(d.o.tap, "tx_queue_len"), d.o.rx_batch ? d.o.rx_batch : 64,
+	       d.o.mode == MODE_POLL ? "poll" : d.o.mode == MODE_EVENT ? "event" : "paced",
+	       d.o.work, d.o.reset_ms);
 	fflush(stdout);
 	ret = run(&d);
 	vhost_close(&d.vh);
+	if (d.tap >= 0)
+		close(d.tap);
 	return ret;
 }
