@@ -54,6 +54,12 @@ Options:
   --mem MIB          guest memory (default: $VRB_GUEST_MEM)
   --accel A          auto, kvm or tcg (default: $VRB_ACCEL)
   --results DIR      where result dirs go (default: $VRB_RESULTS)
+  --kernel-flavour F base (default) or debug: the same stock and patched trees
+                     built with KASAN, lockdep, atomic-sleep and hung-task
+                     checks (guest-config/kernel-debug.config); any kernel
+                     splat in a guest's console fails the run (its lines are
+                     saved in the run dir's "splats"). Rates on a debug kernel
+                     are not benchmarks
   --allow-busy-host  run the workloads even when the host is busy (they refuse
                      otherwise; recorded in the results)
   --probe NAME       run systemtap probe NAME (stap/NAME.stp) in the guests
@@ -93,6 +99,12 @@ parse_args() {
 		--accel) [ $# -ge 2 ] || die "$1 needs a value"; accel=$2; shift 2 ;;
 		--results) [ $# -ge 2 ] || die "$1 needs a value"; VRB_RESULTS=$2; shift 2 ;;
 		--probe) [ $# -ge 2 ] || die "$1 needs a value"; probe=$2; shift 2 ;;
+		--kernel-flavour)
+			[ $# -ge 2 ] || die "$1 needs a value"
+			export VRB_KERNEL_FLAVOUR=$2
+			kernel_flavour >/dev/null
+			shift 2
+			;;
 		--allow-busy-host) export VRB_ALLOW_BUSY_HOST=1; shift ;;
 		-h | --help) usage; exit 0 ;;
 		--)

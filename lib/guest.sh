@@ -117,3 +117,16 @@ guest_hidden() {
 	done
 	return 1
 }
+
+# What a kernel prints when something went wrong: KASAN and other BUG:
+# reports, WARN()s and lockdep's "WARNING: possible ... locking", RCU
+# stalls, hung tasks, oopses, panics, UBSAN. One extended regex.
+GUEST_SPLAT_RE='(BUG: |WARNING: |INFO: rcu_|rcu: INFO: |INFO: task .* blocked for more than|Kernel panic|Oops: |general protection fault|UBSAN: |kernel BUG at)'
+
+# guest_splats CONSOLE: prints the splat lines of a guest's console log;
+# true when there is one.
+guest_splats() {
+	[ -f "$1" ] || return 1
+	grep -aE "$GUEST_SPLAT_RE" "$1"
+}
+

@@ -33,6 +33,7 @@ results_meta() {
 	printf 'kernel_source: %s %s\n' "$VRB_KERNEL_PKG" "$(kernel_debver)"
 	printf 'kernel_version: %s\n' "$(kernel_version)"
 	printf 'series_hash: %s\n' "$(series_hash "$VRB_PATCHES")"
+	printf 'kernel_flavour: %s\n' "$(kernel_flavour)"
 	printf 'config_hash: %s\n' "$(kernel_config_hash)"
 	printf 'host_cpu: %s\n' "$(host_cpu)"
 	printf 'host_cores: %s\n' "$(nproc)"

@@ -18,7 +18,9 @@ Boots a guest kernel under QEMU with the host root shared read-only (9p),
 tmpfs where the guest writes, and runs COMMAND (with bash, in the current
 directory) as root. The command's output is printed as it comes; the exit
 status is the command's, or 124 when it timed out, 125 when the guest did not
-boot or stopped before the command finished.
+boot or stopped before the command finished, 123 when the command succeeded
+but the kernel printed a splat (KASAN, lockdep, WARN, BUG, RCU stall, hung
+task, oops: saved in the run dir's "splats").
 
   --kernel K         stock, patched, or the path of a bzImage (default: patched)
   --vcpus N          virtual CPUs (default: $VRB_GUEST_VCPUS)
@@ -161,6 +163,7 @@ write_cmd() {
 show_failure() {
 	guest_failed=1
 	log "$1"
+	guest_splats "$run/console.log" >"$run/splats" || rm -f "$run/splats"
 	if [ -s "$run/qemu.log" ]; then
 		echo "--- qemu:" >&2
 		tail -n 10 "$run/qemu.log" >&2
@@ -169,6 +172,19 @@ show_failure() {
 		echo "--- last console lines ($run/console.log):" >&2
 		tail -n 15 "$run/console.log" >&2
 	fi
+}
+
+# check_splats: a kernel splat in the console (KASAN, lockdep, WARN, BUG,
+# RCU stall, hung task, oops) fails the run (status 123 unless the command
+# failed already): its lines go to the run's "splats" file, the run dir is kept.
+check_splats() {
+	local lines
+	lines=$(guest_splats "$run/console.log") || return 0
+	printf '%s\n' "$lines" >"$run/splats"
+	guest_failed=1
+	log "kernel splat in the guest's console ($run/console.log):"
+	printf '  %s\n' "$lines" | head -n 20 >&2
+	[ "$rc" -ne 0 ] || rc=123
 }
 
 # kill_guest STATUS WHAT: stop QEMU, report WHAT, exit with STATUS.
@@ -187,7 +203,7 @@ main() {
 	if [ -n "$run" ]; then
 		mkdir -p "$run"
 		run=$(cd "$run" && pwd)
-		rm -f "$run"/{cmd,output,rc,rc.tmp,started,finished,console.log,qemu.log,qemu.pid,timing}
+		rm -f "$run"/{cmd,output,rc,rc.tmp,started,finished,console.log,qemu.log,qemu.pid,timing,splats}
 	else
 		run=$(mktemp -d "${TMPDIR:-/tmp}/vrb-guest.XXXXXX")
 	fi
@@ -268,6 +284,7 @@ main() {
 	fi
 	rc=$(cat "$run/rc")
 	log "command exited with status $rc; guest powered off after $(since "$t0")s"
+	check_splats
 	exit "$rc"
 }
 

@@ -19,7 +19,7 @@ Usage: stap/build.sh [--kernel VARIANT] [PROBE...]
 
 Builds each PROBE (default: $VRB_PROBES) for the kernel VARIANT
 (stock, patched or all; default patched) into
-  \$VRB_CACHE/stap/VARIANT/vrb_PROBE.ko
+  \$VRB_CACHE/stap/VARIANT[-FLAVOUR]/vrb_PROBE.ko
 and prints the module paths. The kernels must be built
 (scripts/build-kernels.sh); their build trees get Module.symvers (make
 modules) the first time.
@@ -63,13 +63,14 @@ runtime_for() {
 # symvers VARIANT: the build tree's Module.symvers (stap builds an
 # out-of-tree module against it); made with "make modules" when missing.
 symvers() {
-	local src vars=()
+	local src out vars=()
 	src=$(kernel_workspace)/$1
-	[ ! -f "$src/out/Module.symvers" ] || return 0
+	out=$(kernel_outdir "$1")
+	[ ! -f "$out/Module.symvers" ] || return 0
 	mapfile -t vars < <(kernel_make_vars "$1")
 	log "$1: make modules (Module.symvers for out-of-tree modules)"
-	CCACHE_NOHASHDIR=1 make -C "$src" O=out "${vars[@]}" modules >"$src/out/vrb-modules.log" 2>&1 ||
-		{ tail -n 20 "$src/out/vrb-modules.log" >&2; die "$1: make modules failed"; }
+	CCACHE_NOHASHDIR=1 make -C "$src" O="$(kernel_outname)" "${vars[@]}" modules >"$out/vrb-modules.log" 2>&1 ||
+		{ tail -n 20 "$out/vrb-modules.log" >&2; die "$1: make modules failed"; }
 }
 
 # Every probe: a probe handler that cannot take a global's lock within
@@ -99,10 +100,10 @@ probe_args() {
 build_probe() {
 	local v=$1 p=$2 src out rt dir key guru=() args=() t0
 	src=$(kernel_workspace)/$v
-	out=$src/out
-	[ -f "$out/vmlinux" ] || die "$v kernel not built (scripts/build-kernels.sh --variant $v)"
+	out=$(kernel_outdir "$v")
+	[ -f "$out/vmlinux" ] || die "$v kernel not built (scripts/build-kernels.sh --variant $v --flavour $(kernel_flavour))"
 	rt=$(runtime_for "$src")
-	dir=$VRB_CACHE/stap/$v
+	dir=$(stap_dir "$v")
 	mkdir -p "$dir"
 	# a probe whose #! line asks for guru mode (embedded C) gets -g
 	head -n 1 "$VRB_ROOT/stap/$p.stp" | grep -q -- ' -g' && guru=(-g)

@@ -63,10 +63,11 @@ struct opts {
 	unsigned int rx_batch;	/* 0: leave vhost-net's */
 	unsigned int work;	/* rounds of work per frame: the consumer's cost */
 	unsigned int reset_ms;	/* 0: never reset the rx queue */
+	unsigned int churn_ms;	/* 0: never change the rx batch while running */
 };
 
 struct counters {
-	uint64_t packets, bytes, pktgen, kicks, calls, harvests, resets;
+	uint64_t packets, bytes, pktgen, kicks, calls, harvests, resets, batch_sets;
 };
 
 static volatile sig_atomic_t stop_flag, dump_flag;
@@ -102,6 +103,9 @@ static void usage(FILE *f)
 		"                    (VHOST_NET_SET_VRING_RX_BATCH: needs the series)\n"
 		"  --reset-every MS  reset the rx queue every MS ms, 1-60000: detach the tap,\n"
 		"                    harvest, lay the ring out afresh, attach the tap again\n"
+		"  --rx-batch-churn MS  set the device's rx batch to the next of 1, 256, 7, 64,\n"
+		"                    16, 128, 2 every MS ms, 1-60000, and read it back (needs\n"
+		"                    the series): the knob changed under load\n"
 		"  -h, --help        this text\n"
 		"Prints \"vhost_drv: ready\" once vhost-net has the tap and buffers, counters\n"
 		"on SIGUSR1, and \"vhost_drv: totals: key=value ...\" at exit.\n");
@@ -143,6 +147,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "rx-batch", required_argument, 0, 'B' },
 		{ "work", required_argument, 0, 'w' },
 		{ "reset-every", required_argument, 0, 'X' },
+		{ "rx-batch-churn", required_argument, 0, 'C' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -222,6 +227,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return -1;
 			o->reset_ms = v;
 			break;
+		case 'C':
+			if (parse_uint("--rx-batch-churn", optarg, 1, 60000, &v))
+				return -1;
+			o->churn_ms = v;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -254,8 +264,9 @@ static void print_counters(const char *what, const struct opts *o, const struct 
 {
 	printf("vhost_drv: %s: rx_packets=%" PRIu64 " rx_bytes=%" PRIu64 " pktgen_packets=%" PRIu64
 	       " kicks=%" PRIu64 " calls=%" PRIu64 " harvests=%" PRIu64 " resets=%" PRIu64
-	       " tap_tx_packets=%lld tap_tx_dropped=%lld seconds=%.3f\n",
+	       " batch_sets=%" PRIu64 " tap_tx_packets=%lld tap_tx_dropped=%lld seconds=%.3f\n",
 	       what, c->packets, c->bytes, c->pktgen, c->kicks, c->calls, c->harvests, c->resets,
+	       c->batch_sets,
 	       tap_sysfs(o->tap, "statistics/tx_packets"), tap_sysfs(o->tap, "statistics/tx_dropped"), seconds);
 	fflush(stdout);
 }
@@ -416,15 +427,33 @@ static int rx_reset(struct driver *d)
 	return 0;
 }
 
+/* Sets the next rx batch of a fixed cycle and reads it back. */
+static int rx_batch_churn(struct driver *d)
+{
+	static const unsigned int cycle[] = { 1, 256, 7, 64, 16, 128, 2 };
+	unsigned int want = cycle[d->c.batch_sets % (sizeof(cycle) / sizeof(cycle[0]))], got;
+	char err[256];
+
+	if (vhost_set_rx_batch(&d->vh, want, &got, err, sizeof(err)))
+		return die(err);
+	if (got != want) {
+		fprintf(stderr, "vhost_drv: rx batch set to %u under load, reads back %u\n", want, got);
+		return 1;
+	}
+	d->c.batch_sets++;
+	return 0;
+}
+
 static int run(struct driver *d)
 {
-	uint64_t t0 = now_ns(), last_pkt = 0, t = t0, end, next_reset;
+	uint64_t t0 = now_ns(), last_pkt = 0, t = t0, end, next_reset, next_churn;
 	struct pollfd pfd = { .fd = d->vh.call[VHOST_RXQ], .events = POLLIN };
 	struct pace pace;
 	unsigned int spins = 0;
 
 	end = d->o.duration ? t0 + (uint64_t)(d->o.duration * 1e9) : UINT64_MAX;
 	next_reset = d->o.reset_ms ? t0 + d->o.reset_ms * 1000000ULL : UINT64_MAX;
+	next_churn = d->o.churn_ms ? t0 + d->o.churn_ms * 1000000ULL : UINT64_MAX;
 	pace_init(&pace, 1000000000ULL, t0, d->o.rate, PACED_DEPTH);
 	while (!stop_flag) {
 		uint32_t max = UINT32_MAX;
@@ -452,6 +481,11 @@ static int run(struct driver *d)
 				if (rx_reset(d))
 					return 1;
 				next_reset = now_ns() + d->o.reset_ms * 1000000ULL;
+			}
+			if (t >= next_churn) {
+				if (rx_batch_churn(d))
+					return 1;
+				next_churn = now_ns() + d->o.churn_ms * 1000000ULL;
 			}
 			if (d->o.idle_ms && last_pkt && t - last_pkt >= d->o.idle_ms * 1000000ULL)
 				break;

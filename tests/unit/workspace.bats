@@ -94,3 +94,33 @@ setup() {
 	run grep -q wip "$w/patched/a.c"
 	[ "$status" -eq 1 ]
 }
+
+@test "kernel flavours: base builds into out/ from state/config, debug into out-debug/ from state/config-debug with the debug fragment; an unknown one stops" {
+	local w
+	w=$(kernel_workspace)
+	[ "$(kernel_flavour)" = base ]
+	[ "$(kernel_outdir patched)" = "$w/patched/out" ]
+	[ "$(kernel_image stock)" = "$w/stock/out/arch/x86/boot/bzImage" ]
+	[ "$(kernel_config_file)" = "$w/state/config" ]
+	[ "$(kernel_fragments)" = "guest-config/kernel.config" ]
+	VRB_KERNEL_FLAVOUR=debug
+	[ "$(kernel_outdir patched)" = "$w/patched/out-debug" ]
+	[ "$(kernel_config_file)" = "$w/state/config-debug" ]
+	[ "$(kernel_fragments)" = "guest-config/kernel.config guest-config/kernel-debug.config" ]
+	. "$VRB_ROOT/lib/workload.sh"
+	[ "$(stap_dir patched)" = "$VRB_CACHE/stap/patched-debug" ]
+	# every file the fragments name exists
+	for f in $(kernel_fragments); do [ -f "$VRB_ROOT/$f" ]; done
+	VRB_KERNEL_FLAVOUR=kasan run kernel_flavour
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"unknown kernel flavour 'kasan' (base or debug)"* ]]
+	run "$VRB_ROOT/scripts/build-kernels.sh" --flavour kasan
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"unknown kernel flavour 'kasan'"* ]]
+	VRB_KERNEL_FLAVOUR=nope run "$VRB_ROOT/scripts/guest-run.sh" -- true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"unknown kernel flavour 'nope'"* ]]
+	run "$VRB_ROOT/run-bench.sh" --kernel-flavour nope boot
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"unknown kernel flavour 'nope'"* ]]
+}

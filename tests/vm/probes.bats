@@ -85,7 +85,7 @@ exhaust_event() {
 @test "every probe builds against the patched kernel, and is not rebuilt when nothing changed" {
 	local p
 	for p in $VRB_PROBES; do
-		[ -s "$VRB_CACHE/stap/patched/vrb_$p.ko" ]
+		[ -s "$(stap_dir patched)/vrb_$p.ko" ]
 	done
 	run "$VRB_ROOT/stap/build.sh" --kernel patched
 	echo "$output"
@@ -168,7 +168,7 @@ exhaust_event() {
 	for v in $VRB_VARIANTS; do
 		kernel_has_btf "$v"
 	done
-	run pahole -C receive_queue "$(kernel_workspace)/patched/out/vmlinux"
+	run pahole -C receive_queue "$(kernel_outdir patched)/vmlinux"
 	[ "$status" -eq 0 ]
 	[[ "${lines[2]}" =~ ^[[:space:]]*struct\ napi_struct[[:space:]]+napi\ .*/\*[[:space:]]+8[[:space:]] ]]
 	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --probe nope.bt --check-args

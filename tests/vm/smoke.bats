@@ -27,6 +27,11 @@ boot_check() {
 	[[ "$output" == *"0 failed"* ]]
 	[[ "$output" == *"accel="* ]]
 	[ -n "$(kv_get "$BATS_TEST_TMPDIR/run/timing" boot_seconds)" ]
+	if [ "$(kernel_flavour)" = debug ]; then
+		# the debug flavour's checkers are on (make check-debug)
+		grep -q 'KernelAddressSanitizer initialized' "$BATS_TEST_TMPDIR/run/console.log"
+		grep -q 'Lock dependency validator' "$BATS_TEST_TMPDIR/run/console.log"
+	fi
 }
 
 @test "the stock kernel boots, is the one built, and has virtio-net, tun, vhost-net, pktgen" {
