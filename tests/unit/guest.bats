@@ -81,7 +81,9 @@ setup() {
 }
 
 @test "guest_splats: finds KASAN, lockdep, WARN, BUG, RCU stall, hung task, oops and panic lines, and nothing in a clean boot" {
-	run guest_splats "$VRB_ROOT/tests/fixtures/console/splats.log"
+	local repo
+	repo=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	run guest_splats "$repo/tests/fixtures/console/splats.log"
 	[ "$status" -eq 0 ]
 	[ "$(wc -l <<<"$output")" -eq 9 ]
 	[[ "$output" == *"BUG: KASAN: use-after-free in vhost_net_buf_unproduce"* ]]
@@ -90,7 +92,7 @@ setup() {
 	[[ "$output" != *"KernelAddressSanitizer initialized"* ]]
 	[[ "$output" != *"RCU lockdep checking is enabled"* ]]
 	# a real boot of the patched kernel, committed with a result: clean
-	run guest_splats "$VRB_ROOT/results/20261129T200432Z-boot/runs/patched-1/console.log"
+	run guest_splats "$repo/results/20261129T200432Z-boot/runs/patched-1/console.log"
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
 	run guest_splats "$BATS_TEST_TMPDIR/none.log"

@@ -103,7 +103,7 @@ setup() {
 	[ "$(kernel_image stock)" = "$w/stock/out/arch/x86/boot/bzImage" ]
 	[ "$(kernel_config_file)" = "$w/state/config" ]
 	[ "$(kernel_fragments)" = "guest-config/kernel.config" ]
-	VRB_KERNEL_FLAVOUR=debug
+	export VRB_KERNEL_FLAVOUR=debug
 	[ "$(kernel_outdir patched)" = "$w/patched/out-debug" ]
 	[ "$(kernel_config_file)" = "$w/state/config-debug" ]
 	[ "$(kernel_fragments)" = "guest-config/kernel.config guest-config/kernel-debug.config" ]
