@@ -231,7 +231,8 @@ workload_boot() {
 	for v in $variants; do
 		awk -F, -v v="$v" '!/^#/ && $2 == v { t = t " " $4 } END { printf "  %-8s%s\n", v, t }' "$csv" >&2
 	done
-	log "results: $csv"
+	dir=$(results_finish "$dir")
+	log "results: $dir/boot.csv"
 }
 
 main() {

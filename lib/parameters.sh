@@ -48,5 +48,6 @@ VRB_BUSY_MAX=${VRB_BUSY_MAX:-0.5}
 # The systemtap probes (stap/NAME.stp; stap/build.sh builds them).
 VRB_PROBES="avail_exhaust refill tun_ring_full vhost_batch"
 
-# Results.
+# Results, and the free space a run needs there before it starts.
 VRB_RESULTS=${VRB_RESULTS:-$VRB_ROOT/results}
+VRB_RESULTS_MIN_FREE_MB=${VRB_RESULTS_MIN_FREE_MB:-100}

@@ -4,19 +4,63 @@
 # holding meta.txt and CSV files; each CSV starts with the same metadata as
 # "# key: value" comment lines, then one header row, then data rows.
 
-# results_new_dir WORKLOAD: create and print a new result dir (never one
-# that exists: a run does not write into another run's results).
+# A run writes its dir under a temporary name, DIR.partial, and renames it
+# to DIR once complete (results_finish): a dir without the suffix is a whole
+# run; a failed or interrupted one is left as DIR.partial.
+
+# results_check_space DIR: dies unless DIR's filesystem has
+# VRB_RESULTS_MIN_FREE_MB free (a full disk would cut a run's files short).
+results_check_space() {
+	local free mnt
+	free=$(df -Pm "$1" 2>/dev/null | awk 'NR == 2 { print $4 }')
+	mnt=$(df -P "$1" 2>/dev/null | awk 'NR == 2 { print $6 }')
+	[ "${free:-0}" -ge "$VRB_RESULTS_MIN_FREE_MB" ] ||
+		die "only ${free:-0} MB free on ${mnt:-?} for the results in $1: a run needs $VRB_RESULTS_MIN_FREE_MB MB (VRB_RESULTS_MIN_FREE_MB)"
+}
+
+# results_new_dir WORKLOAD: create a new result dir, under its temporary
+# name, and print that (never one that exists, complete or partial: a run
+# does not write into another run's results).
 results_new_dir() {
 	local base dir n=1
 	base=$VRB_RESULTS/$(date -u +%Y%m%dT%H%M%SZ)-$1
 	dir=$base
-	mkdir -p "$VRB_RESULTS"
-	until mkdir "$dir" 2>/dev/null; do
+	mkdir -p "$VRB_RESULTS" || die "cannot make the results dir $VRB_RESULTS"
+	results_check_space "$VRB_RESULTS"
+	until [ ! -e "$dir" ] && mkdir "$dir.partial" 2>/dev/null; do
 		n=$((n + 1))
 		[ "$n" -le 100 ] || die "cannot make a result dir under $VRB_RESULTS"
 		dir=$base.$n
 	done
-	echo "$dir"
+	echo "$dir.partial"
+}
+
+# results_claim DIR: a result dir named by the user (--out): it must not
+# hold anything yet; creates and prints its temporary name.
+results_claim() {
+	local dir=${1%/}
+	if [ -e "$dir" ]; then
+		if [ ! -d "$dir" ] || [ -n "$(ls -A "$dir")" ]; then
+			die "result dir $dir exists and is not empty: a run does not write into another run's results"
+		fi
+		rmdir "$dir"
+	fi
+	[ ! -e "$dir.partial" ] ||
+		die "$dir.partial exists (an incomplete run): remove it or name another --out"
+	mkdir -p "$(dirname "$dir")" || die "cannot make $(dirname "$dir")"
+	results_check_space "$(dirname "$dir")"
+	mkdir "$dir.partial" || die "cannot make $dir.partial"
+	echo "$dir.partial"
+}
+
+# results_finish DIR.partial: the run is complete: rename the dir to its
+# final name (one rename: it appears whole) and print that.
+results_finish() {
+	local final=${1%.partial}
+	[ "$final" != "$1" ] || die "results_finish: $1 is not a partial result dir"
+	[ ! -e "$final" ] || die "cannot complete $1: $final exists"
+	mv -T "$1" "$final" || die "cannot rename $1 to $final"
+	echo "$final"
 }
 
 # host_cpu: the host CPU model.

@@ -25,7 +25,12 @@ void ring_set_batch(struct ring *r, int batch);
 int ring_produce(struct ring *r, void *ptr);		/* 0 or -ENOSPC */
 void *ring_consume(struct ring *r);			/* NULL when empty */
 int ring_consume_batched(struct ring *r, void **array, int n);
-void ring_unconsume(struct ring *r, void **batch, int n, void (*destroy)(void *));
+/*
+ * Puts entries back; returns how many it destroyed (no room): the header's
+ * own count when its ptr_ring_unconsume() returns one (the series' patch
+ * 5), else the destroy calls counted here.
+ */
+int ring_unconsume(struct ring *r, void **batch, int n, void (*destroy)(void *));
 int ring_resize(struct ring *r, int size, void (*destroy)(void *));
 bool ring_empty(struct ring *r);
 bool ring_full(struct ring *r);

@@ -68,9 +68,27 @@ int ring_consume_batched(struct ring *r, void **array, int n)
 	return ptr_ring_consume_batched(&r->pr, array, n);
 }
 
-void ring_unconsume(struct ring *r, void **batch, int n, void (*destroy)(void *))
+/* The caller's destroy, and the calls to it, around one ring_unconsume(). */
+static _Thread_local void (*unconsume_destroy)(void *);
+static _Thread_local int unconsume_destroyed;
+
+static void unconsume_count_destroy(void *ptr)
 {
-	ptr_ring_unconsume(&r->pr, batch, n, destroy);
+	unconsume_destroyed++;
+	unconsume_destroy(ptr);
+}
+
+int ring_unconsume(struct ring *r, void **batch, int n, void (*destroy)(void *))
+{
+	unconsume_destroy = destroy;
+	unconsume_destroyed = 0;
+#ifdef UNCONSUME_RETURNS_COUNT
+	/* the header's own count: the tests compare it with the destroy calls */
+	return ptr_ring_unconsume(&r->pr, batch, n, unconsume_count_destroy);
+#else
+	ptr_ring_unconsume(&r->pr, batch, n, unconsume_count_destroy);
+	return unconsume_destroyed;
+#endif
 }
 
 int ring_resize(struct ring *r, int size, void (*destroy)(void *))

@@ -164,8 +164,7 @@ main() {
 	stage "kernel headers" kernel_unpack
 	stage "patch series" kernel_apply_series
 	stage "build bench_ptr_ring (stock, patched)" build
-	[ -n "$out" ] || out=$(results_new_dir ptr_ring)
-	mkdir -p "$out"
+	if [ -n "$out" ]; then out=$(results_claim "$out"); else out=$(results_new_dir ptr_ring); fi
 	local meta=("workload=ptr_ring" "runs_on=host userspace (kernel header compiled in), producer CPU 0, consumer CPU 1"
 		"modes=$modes (spin: producer retries; drop: producer drops on a full ring, as tun does)"
 		"work=$work (consumer loop iterations per item)"
@@ -202,6 +201,7 @@ main() {
 		"mode,work,size,cbatch,stock_zbatch,patched_zbatch,stock_median_items_per_s,patched_median_items_per_s,patched_over_stock,stock_full_share,patched_full_share" \
 		"${meta[@]}"
 	ratio_table "$out/summary.csv" >>"$out/patched_vs_stock.csv"
+	out=$(results_finish "$out")
 	log "ptr_ring: $n runs; results in $out"
 }
 

@@ -130,7 +130,7 @@ static void test_unconsume(void)
 		CHECK_EQ(ring_produce(r, P(i + 1)), 0);
 	CHECK_EQ(ring_consume_batched(r, out, 6), 6);
 	destroyed = 0;
-	ring_unconsume(r, out + 2, 4, count_destroy);	/* give back 3..6 */
+	CHECK_EQ(ring_unconsume(r, out + 2, 4, count_destroy), 0);	/* give back 3..6 */
 	CHECK_EQ(destroyed, 0);
 	for (int i = 3; i <= 10; i++)
 		CHECK_EQ(I(ring_consume(r)), i);
@@ -155,7 +155,7 @@ static void test_unconsume_no_space(void)
 		CHECK_EQ(ring_produce(r, P(100 + i)), 0);
 	destroyed = 0;
 	destroyed_sum = 0;
-	ring_unconsume(r, out, got, count_destroy);
+	CHECK_EQ(ring_unconsume(r, out, got, count_destroy), 2);
 	CHECK_EQ(destroyed, 2);			/* only one slot was free */
 	CHECK_EQ(destroyed_sum, 1 + 2);		/* the oldest entries go */
 	CHECK_EQ(I(ring_consume(r)), 3);	/* the newest comes back first */

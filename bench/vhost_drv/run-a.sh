@@ -356,8 +356,7 @@ main() {
 	fi
 	vcpus=${vcpus:-1}
 	log "accelerator: ${accel%% *} (${accel#* })"
-	[ -n "$out" ] || out=$(results_new_dir A)
-	mkdir -p "$out"
+	if [ -n "$out" ]; then out=$(results_claim "$out"); else out=$(results_new_dir A); fi
 	[ "$clock" = realtime ] || accel="tcg icount: instructions counted, virtual time"
 	meta=("workload=A (pktgen -> tap -> vhost-net -> vhost_drv, in one guest)"
 		"accel=${accel%% *} (${accel#* })" "clock=$clock" "settings=$settings" "txqlens=$txqlens"
@@ -391,6 +390,7 @@ main() {
 	verdicts
 	tables
 	cat "$out/tables.txt" >&2
+	out=$(results_finish "$out")
 	log "A: results in $out"
 }
 

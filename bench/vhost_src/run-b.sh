@@ -530,8 +530,7 @@ main() {
 	[ -z "$probe" ] || stage "probe $probe" build_probe_for "$probe" $settings
 	accel=$(guest_accel "$VRB_ACCEL" "$(kernel_image stock)")
 	log "accelerator: ${accel%% *} (${accel#* })"
-	[ -n "$out" ] || out=$(results_new_dir B)
-	mkdir -p "$out"
+	if [ -n "$out" ]; then out=$(results_claim "$out"); else out=$(results_new_dir B); fi
 	tdir=$out/trials
 	mkdir -p "$tdir"
 	if [ -z "$rates" ]; then
@@ -565,6 +564,7 @@ main() {
 		boots_main
 	fi
 	cat "$out/tables.txt" >&2
+	out=$(results_finish "$out")
 	log "B: results in $out"
 }
 

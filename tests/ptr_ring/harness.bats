@@ -36,11 +36,12 @@ harness() {
 	[[ "$output" == *"ptr_ring stress patched: 27 passed, 0 failed"* ]]
 }
 
-# mutant NAME SED: a copy of the stock header changed by SED; its tests must fail.
+# mutant NAME SED [TREE]: a copy of TREE's header (default stock) changed
+# by SED; its tests must fail.
 mutant() {
-	local hdr=$BATS_TEST_TMPDIR/$1.h
-	sed "$2" "$W/stock/include/linux/ptr_ring.h" >"$hdr"
-	if cmp -s "$hdr" "$W/stock/include/linux/ptr_ring.h"; then
+	local hdr=$BATS_TEST_TMPDIR/$1.h orig=$W/${3:-stock}/include/linux/ptr_ring.h
+	sed "$2" "$orig" >"$hdr"
+	if cmp -s "$hdr" "$orig"; then
 		echo "the mutation '$2' changed nothing"
 		return 1
 	fi
@@ -58,6 +59,10 @@ mutant() {
 
 @test "an unconsume that drops what it is given fails the tests" {
 	mutant dropunconsume 's/r->queue\[head\] = batch\[--n\];/destroy(batch[--n]); continue;/'
+}
+
+@test "an unconsume that miscounts what it destroyed fails the tests (the patched header returns the count)" {
+	mutant miscount 's/^\tdestroyed = n;$/\tdestroyed = 0;/' patched
 }
 
 @test "a batch rule that can exceed half the ring fails the tests" {

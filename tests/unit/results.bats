@@ -33,10 +33,46 @@ setup() {
 	[ "$(grep -v '^#' "$BATS_TEST_TMPDIR/r.csv")" = "a,b" ]
 }
 
-@test "result dirs are new for every run and named by date and workload" {
+@test "result dirs are new for every run, named by date and workload, written as DIR.partial and renamed whole when done" {
 	d1=$(results_new_dir boot)
 	d2=$(results_new_dir boot)
-	[[ "$d1" == "$VRB_RESULTS"/20*Z-boot* ]]
+	[[ "$d1" == "$VRB_RESULTS"/20*Z-boot*.partial ]]
 	[ -d "$d1" ] && [ -d "$d2" ]
 	[ "$d1" != "$d2" ]
+	echo x >"$d1/a.csv"
+	f1=$(results_finish "$d1")
+	[ "$f1" = "${d1%.partial}" ]
+	[ -f "$f1/a.csv" ] && [ ! -e "$d1" ]
+	# a new dir never takes a finished run's name, nor a partial one's
+	d3=$(results_new_dir boot)
+	[ "$d3" != "$d1" ] && [ "$d3" != "$d2" ]
+	run results_finish "$f1"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"is not a partial result dir"* ]]
+}
+
+@test "--out dirs: a new or empty one is claimed as DIR.partial; one with files, or a left-over DIR.partial, is refused" {
+	d=$(results_claim "$BATS_TEST_TMPDIR/out/a")
+	[ "$d" = "$BATS_TEST_TMPDIR/out/a.partial" ] && [ -d "$d" ]
+	mkdir "$BATS_TEST_TMPDIR/empty"
+	d=$(results_claim "$BATS_TEST_TMPDIR/empty/")
+	[ "$d" = "$BATS_TEST_TMPDIR/empty.partial" ] && [ ! -e "$BATS_TEST_TMPDIR/empty" ]
+	mkdir "$BATS_TEST_TMPDIR/full" && touch "$BATS_TEST_TMPDIR/full/trials.csv"
+	run results_claim "$BATS_TEST_TMPDIR/full"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"exists and is not empty"* ]]
+	[ -f "$BATS_TEST_TMPDIR/full/trials.csv" ]
+	run results_claim "$BATS_TEST_TMPDIR/out/a"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"a.partial exists (an incomplete run)"* ]]
+}
+
+@test "too little free space for results: a clear refusal before anything is written" {
+	VRB_RESULTS_MIN_FREE_MB=999999999 run results_new_dir boot
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"MB free on "*"a run needs 999999999 MB (VRB_RESULTS_MIN_FREE_MB)"* ]]
+	[ -z "$(ls -A "$VRB_RESULTS")" ]
+	VRB_RESULTS_MIN_FREE_MB=999999999 run results_claim "$BATS_TEST_TMPDIR/o"
+	[ "$status" -ne 0 ]
+	[ ! -e "$BATS_TEST_TMPDIR/o.partial" ]
 }
