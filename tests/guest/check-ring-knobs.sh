@@ -82,7 +82,10 @@ else
 		check "tx_ring_zero_batch $knob: a ring of $size zeroes in batches of $want" \
 			eval "takes $ZB $knob && batch_is $size $want"
 	done
-	for v in 257 -1 x; do check "tx_ring_zero_batch refuses '$v'" refuses $ZB "$v"; done
+	check "tx_ring_zero_batch takes its limit 256" takes $ZB 256
+	for v in 257 -1 x '' ' 64' '64abc' 1.5 4294967296; do
+		check "tx_ring_zero_batch refuses '$v'" refuses $ZB "$v"
+	done
 	check "tx_ring_zero_batch back to 0" takes $ZB 0
 	check "and the ring of 16 uses the rule again" batch_is 16 4
 fi

@@ -122,3 +122,11 @@ setup() {
 	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /bin/true --host-cpus 4095 -- true
 	[ "$status" -eq 1 ] && [[ "$output" == *"cannot run on host CPUs '4095'"* ]]
 }
+
+@test "a missing tool stops a script with the package that has it" {
+	touch "$BATS_TEST_TMPDIR/bzImage"
+	VRB_QEMU=no-such-qemu run "$VRB_ROOT/scripts/guest-run.sh" --kernel "$BATS_TEST_TMPDIR/bzImage" -- true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"'no-such-qemu' not found: install it with 'apt-get install qemu-system-x86'"* ]]
+	[ ! -e "$VRB_RESULTS" ] || [ -z "$(ls -A "$VRB_RESULTS")" ]
+}

@@ -44,6 +44,13 @@ setup() {
 		[ "$status" -ne 0 ]
 		[[ "$output" == *"--work must be an integer from 0 to 1000000, not '$v'"* ]]
 	done
+	for o in --reset-every --rx-batch-churn; do
+		for v in 0 60001 -1 5ms ''; do
+			run "$BUILD/vhost_drv" "$o" "$v"
+			[ "$status" -eq 2 ]
+			[[ "$output" == *"$o must be an integer from 1 to 60000, not '$v'"* ]]
+		done
+	done
 	run "$BUILD/vhost_drv" extra
 	[[ "$output" == *"unexpected argument 'extra'"* ]]
 	if [ ! -e /dev/vhost-net ]; then
