@@ -82,18 +82,10 @@ symvers() {
 STAP_FLAGS=(-DMAXTRYLOCK=100000)
 
 # probe_args PROBE SRC: the arguments (@1 ...) PROBE takes, for the kernel
-# source tree SRC.
+# source tree SRC: none today (vhost_batch took a source line until it
+# moved to function boundaries).
 probe_args() {
-	local line
-	case $1 in
-	vhost_batch)
-		# the "return rxq->tail;" line of vhost_net_buf_produce()
-		line=$(awk '/^static int vhost_net_buf_produce\(/ { f = 1 } f && /return rxq->tail;/ { print NR; exit }' \
-			"$2/drivers/vhost/net.c")
-		[ -n "$line" ] || die "vhost_batch: no 'return rxq->tail;' in vhost_net_buf_produce() of $2/drivers/vhost/net.c"
-		echo "vhost_net_buf_peek@drivers/vhost/net.c:$line"
-		;;
-	esac
+	:
 }
 
 # build_probe VARIANT PROBE: prints the module path.

@@ -18,9 +18,12 @@
 #   starved   only the starvation checks (e.g. on a packed ring): one frame
 #             per poll never finds the ring all used; a flood does, and
 #             starvations <= starved_polls.
-# Usage: check-virtio-refill.sh stock|patched|starved TX_MAC RX_MAC
+# With a 4th argument "slow-sender" (a debug kernel: KASAN makes pktgen
+# slower than the receiver), a flood need not starve the receiver: its
+# starvation counts are printed and only checked for consistency.
+# Usage: check-virtio-refill.sh stock|patched|starved TX_MAC RX_MAC [slow-sender]
 set -euo pipefail
-mode=$1 txmac=$2 rxmac=$3
+mode=$1 txmac=$2 rxmac=$3 sender=${4:-}
 # shellcheck source=bench/guest/pktgen.sh
 . "$(dirname "$0")/../../bench/guest/pktgen.sh"
 # shellcheck source=tests/guest/checks.sh
@@ -81,8 +84,10 @@ starvation_checks() {
 	echo "  flood, 20000 frames: $d"
 	[[ "$d" =~ starved_polls=([0-9]+)\ starvations=([0-9]+) ]]
 	polls=${BASH_REMATCH[1]} episodes=${BASH_REMATCH[2]}
-	check "flood: polls find the ring all used (starved_polls > 0)" [ "$polls" -gt 0 ]
-	check "flood: starvations counted (> 0)" [ "$episodes" -gt 0 ]
+	if [ "$sender" != slow-sender ]; then
+		check "flood: polls find the ring all used (starved_polls > 0)" [ "$polls" -gt 0 ]
+		check "flood: starvations counted (> 0)" [ "$episodes" -gt 0 ]
+	fi
 	check "flood: starvations <= starved_polls" [ "$episodes" -le "$polls" ]
 }
 

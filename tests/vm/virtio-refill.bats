@@ -29,12 +29,21 @@ setup() {
 
 # refill KERNEL MODE [RX_DEVICE_OPTIONS]
 refill() {
+	local slow=()
+	# on the debug kernels pktgen (KASAN) is slower than the receiver: a
+	# flood need not starve it
+	[ "$(kernel_flavour)" = base ] || slow=(slow-sender)
 	nics "${3:-}"
 	run "$VRB_ROOT/scripts/guest-run.sh" --kernel "$1" --run-dir "$BATS_TEST_TMPDIR/run" "${NICS[@]}" \
-		-- "$VRB_ROOT/tests/guest/check-virtio-refill.sh" "$2" "$TX_MAC" "$RX_MAC"
+		-- "$VRB_ROOT/tests/guest/check-virtio-refill.sh" "$2" "$TX_MAC" "$RX_MAC" "${slow[@]}"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"0 failed"* ]]
+}
+
+# starve_ok WHAT: the flood's starvation check passed (base flavour only).
+starve_ok() {
+	[ "$(kernel_flavour)" != base ] || [[ "$output" == *"ok: $1"* ]]
 }
 
 @test "stock kernel: no min_numfree, refill_max or refill counters; frames flow" {
@@ -48,12 +57,12 @@ refill() {
 	[[ "$output" == *"ok: min_numfree refuses ' 64'"* ]]
 	[[ "$output" == *"ok: legacy (128): 60 frames, no refill"* ]]
 	[[ "$output" == *"ok: open on a full ring: no refill counted"* ]]
-	[[ "$output" == *"ok: flood: polls find the ring all used (starved_polls > 0)"* ]]
+	starve_ok "flood: polls find the ring all used (starved_polls > 0)"
 }
 
 @test "patched kernel, packed ring (packed=on): starvation counted under a flood, not with one frame per poll" {
 	refill patched starved packed=on
 	[[ "$output" == *"ok: one frame per poll: no poll finds the ring all used"* ]]
-	[[ "$output" == *"ok: flood: polls find the ring all used (starved_polls > 0)"* ]]
+	starve_ok "flood: polls find the ring all used (starved_polls > 0)"
 	[[ "$output" == *"ok: flood: starvations <= starved_polls"* ]]
 }
