@@ -11,6 +11,7 @@ VM    := $(wildcard tests/ptr_ring/*.bats) $(wildcard tests/vm/*.bats)
 # The VM tests again on the debug flavour of both kernels (KASAN, lockdep,
 # atomic-sleep, hung-task; built on first use into out-debug/): any kernel
 # splat in a guest's console fails its test. Not in make check (its time).
+# A KASAN guest under a flood boots slowly: 600 s to reach its command.
 DEBUG_VM := $(filter-out tests/vm/series.bats,$(VM))
 
 .PHONY: check check-quick check-debug deps clean-cache
@@ -22,7 +23,7 @@ check-quick: deps
 	$(PROVE) $(UNIT)
 
 check-debug: deps
-	VRB_KERNEL_FLAVOUR=debug $(PROVE) $(DEBUG_VM)
+	VRB_KERNEL_FLAVOUR=debug VRB_GUEST_BOOT_TIMEOUT=600 $(PROVE) $(DEBUG_VM)
 
 deps:
 	@scripts/install-deps.sh

@@ -187,7 +187,7 @@ exhaust_event() {
 	[ "$dropped" -gt 0 ]
 	[ "$(map_value "$out" drops "vtapA, 64")" -eq "$dropped" ]
 	grep -q '^tun_ring_full: interval t_ms=[0-9]*$' "$out"
-	grep -q '^@interval_drops\[vtapA\]: [1-9]' "$out"
+	grep -q '^@drops_so_far\[vtapA\]: [1-9]' "$out"
 	grep -q '^repeat=1 setting=b1 txqlen=64 @drops\[vtapA, 64\]: ' "$BATS_TEST_TMPDIR/a/probe-tun_ring_full.bt.txt"
 }
 
