@@ -315,6 +315,15 @@ kernel_build() {
 	log "$variant kernel built in ${secs}s: $(kv_get "$out/vrb-build-info" release)"
 }
 
+# stap_dir KERNEL: where stap/build.sh puts the probe modules for KERNEL
+# (stock or patched) in the kernel flavour in use.
+stap_dir() {
+	case $(kernel_flavour) in
+	base) echo "$VRB_CACHE/stap/$1" ;;
+	*) echo "$VRB_CACHE/stap/$1-$(kernel_flavour)" ;;
+	esac
+}
+
 # A flavour that does not exist stops every script at once (not inside a
 # command substitution, where die would only end the subshell).
 kernel_flavour >/dev/null

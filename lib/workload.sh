@@ -110,15 +110,6 @@ probe_name() {
 	echo "${1%.bt}"
 }
 
-# stap_dir KERNEL: where stap/build.sh puts the probe modules for KERNEL
-# (stock or patched) in the kernel flavour in use.
-stap_dir() {
-	case $(kernel_flavour) in
-	base) echo "$VRB_CACHE/stap/$1" ;;
-	*) echo "$VRB_CACHE/stap/$1-$(kernel_flavour)" ;;
-	esac
-}
-
 # probe_file PROBE KERNEL: what the guest loads: the module built for
 # KERNEL (stock or patched), or the bpftrace script.
 probe_file() {

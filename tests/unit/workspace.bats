@@ -107,7 +107,6 @@ setup() {
 	[ "$(kernel_outdir patched)" = "$w/patched/out-debug" ]
 	[ "$(kernel_config_file)" = "$w/state/config-debug" ]
 	[ "$(kernel_fragments)" = "guest-config/kernel.config guest-config/kernel-debug.config" ]
-	. "$VRB_ROOT/lib/workload.sh"
 	[ "$(stap_dir patched)" = "$VRB_CACHE/stap/patched-debug" ]
 	# every file the fragments name exists
 	for f in $(kernel_fragments); do [ -f "$VRB_ROOT/$f" ]; done

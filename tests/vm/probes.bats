@@ -17,8 +17,6 @@ setup_file() {
 
 setup() {
 	real_workspace
-	# shellcheck source=lib/workload.sh
-	. "$VRB_ROOT/lib/workload.sh"
 }
 
 # field LINE KEY: the value of KEY=value in a probe's output line.
