@@ -18,6 +18,16 @@ vn_find() {
 	return 1
 }
 
+# vn_iface_of MAC: prints the interface with MAC, or fails.
+vn_iface_of() {
+	local d
+	for d in /sys/class/net/*; do
+		[ "$(cat "$d/address")" = "$1" ] && { basename "$d"; return 0; }
+	done
+	echo "guest: no interface with MAC $1" >&2
+	return 1
+}
+
 # vn_set_knobs KNOBS: "name=value ..." (or ";"-separated) written to every
 # rx queue's /sys/class/net/IFACE/queues/rx-N/virtio_net/NAME; "-" for
 # none. Prints knob_NAME=VALUE as read back.

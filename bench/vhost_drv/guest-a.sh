@@ -33,6 +33,8 @@ drv=$1 count=$2 size=$3 ring=$4 mode=(--mode "$5")
 shift 5
 # shellcheck source=bench/guest/pktgen.sh
 . "$(dirname "$0")/../guest/pktgen.sh"
+# shellcheck source=bench/guest/vhost_drv.sh
+. "$(dirname "$0")/../guest/vhost_drv.sh"
 # shellcheck source=bench/guest/probe.sh
 . "$(dirname "$0")/../guest/probe.sh"
 ZB=/sys/module/tun/parameters/tx_ring_zero_batch
@@ -63,15 +65,8 @@ trial() {
 		probe_start "$probe"
 	fi
 	step "$id" "starting vhost_drv"
-	"$drv" --tap $TAP --ring "$ring" "${mode[@]}" "${bargs[@]}" --txqlen "$qlen" --cpu 0 --work "$work" \
-		>"$log" 2>&1 &
-	pid=$!
-	for _ in $(seq 300); do
-		grep -q '^vhost_drv: ready' "$log" && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	grep -q '^vhost_drv: ready' "$log" || { cat "$log" >&2; echo "guest-a: vhost_drv did not start" >&2; return 1; }
+	drv_start "$log" "$drv" --tap $TAP --ring "$ring" "${mode[@]}" "${bargs[@]}" --txqlen "$qlen" --cpu 0 --work "$work"
+	pid=$DRV_PID
 	step "$id" "pktgen: $count frames"
 	pg_reset
 	pg_setup $TAP $PG_THREAD "$count" 0 "$size" 02:00:00:00:00:01

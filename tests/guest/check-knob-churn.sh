@@ -22,6 +22,10 @@ set -euo pipefail
 mode=${1:-}
 # shellcheck source=bench/guest/pktgen.sh
 . "$(dirname "$0")/../../bench/guest/pktgen.sh"
+# shellcheck source=bench/guest/virtio.sh
+. "$(dirname "$0")/../../bench/guest/virtio.sh"
+# shellcheck source=bench/guest/vhost_drv.sh
+. "$(dirname "$0")/../../bench/guest/vhost_drv.sh"
 # shellcheck source=tests/guest/checks.sh
 . "$(dirname "$0")/checks.sh"
 FLOOD_S=8
@@ -67,26 +71,11 @@ rising() {
 	[ "$stalls" -eq 0 ]
 }
 
-iface_of() {
-	local d
-	for d in /sys/class/net/*; do
-		[ "$(cat "$d/address")" = "$1" ] && { basename "$d"; return 0; }
-	done
-	echo "no interface with MAC $1" >&2
-	return 1
-}
-
 tap_mode() {
 	local drv=$1 log pid accepted delivered harvested sets qlen
 	log=$(mktemp)
-	"$drv" --tap $TAP --txqlen 64 --work 4000 --rx-batch-churn 10 --cpu 0 >"$log" 2>&1 &
-	pid=$!
-	for _ in $(seq 300); do
-		grep -q '^vhost_drv: ready' "$log" && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	grep -q '^vhost_drv: ready' "$log" || { cat "$log" >&2; echo "check-knob-churn: vhost_drv did not start" >&2; return 1; }
+	drv_start "$log" "$drv" --tap $TAP --txqlen 64 --work 4000 --rx-batch-churn 10 --cpu 0
+	pid=$DRV_PID
 	pg_reset
 	pg_setup $TAP "$(($(nproc) > 1 ? 1 : 0))" 0 0 60 02:00:00:00:00:01
 	pg_start &
@@ -123,8 +112,8 @@ tap_mode() {
 
 virtio_mode() {
 	local tx rx mn rm before s
-	tx=$(iface_of "$1")
-	rx=$(iface_of "$2")
+	tx=$(vn_iface_of "$1")
+	rx=$(vn_iface_of "$2")
 	ip link set "$tx" up
 	ip link set "$rx" up
 	mn=/sys/class/net/$rx/queues/rx-0/virtio_net/min_numfree

@@ -36,6 +36,8 @@ drv=$1 count=$2
 shift 2
 # shellcheck source=bench/guest/pktgen.sh
 . "$(dirname "$0")/../../bench/guest/pktgen.sh"
+# shellcheck source=bench/guest/vhost_drv.sh
+. "$(dirname "$0")/../../bench/guest/vhost_drv.sh"
 # shellcheck source=tests/guest/checks.sh
 . "$(dirname "$0")/checks.sh"
 TAP=vtapR
@@ -73,15 +75,8 @@ one_case() {
 	local id=$1 qlen=$2 rxb=$3 reset=$4 log=$work_dir/drv-$1.log pid bargs=()
 	local accepted refused delivered harvested dropped unconsume lost resets
 	[ "$rxb" = - ] || bargs=(--rx-batch "$rxb")
-	"$drv" --tap $TAP --txqlen "$qlen" "${bargs[@]}" --work $WORK --reset-every "$reset" --cpu 0 \
-		>"$log" 2>&1 &
-	pid=$!
-	for _ in $(seq 300); do
-		grep -q '^vhost_drv: ready' "$log" && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	grep -q '^vhost_drv: ready' "$log" || { cat "$log" >&2; echo "check-vhost-resets: vhost_drv did not start" >&2; return 1; }
+	drv_start "$log" "$drv" --tap $TAP --txqlen "$qlen" "${bargs[@]}" --work $WORK --reset-every "$reset" --cpu 0
+	pid=$DRV_PID
 	pg_reset
 	pg_setup $TAP $PG_THREAD "$count" 0 60 02:00:00:00:00:01
 	pg_start

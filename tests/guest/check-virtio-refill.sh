@@ -26,17 +26,10 @@ set -euo pipefail
 mode=$1 txmac=$2 rxmac=$3 sender=${4:-}
 # shellcheck source=bench/guest/pktgen.sh
 . "$(dirname "$0")/../../bench/guest/pktgen.sh"
+# shellcheck source=bench/guest/virtio.sh
+. "$(dirname "$0")/../../bench/guest/virtio.sh"
 # shellcheck source=tests/guest/checks.sh
 . "$(dirname "$0")/checks.sh"
-
-iface_of() {
-	local d
-	for d in /sys/class/net/*; do
-		[ "$(cat "$d/address")" = "$1" ] && { basename "$d"; return 0; }
-	done
-	echo "no interface with MAC $1" >&2
-	return 1
-}
 
 # stat NAME: rx queue 0's counter NAME on the receiving device.
 stat() {
@@ -91,8 +84,8 @@ starvation_checks() {
 	check "flood: starvations <= starved_polls" [ "$episodes" -le "$polls" ]
 }
 
-tx=$(iface_of "$txmac")
-rx=$(iface_of "$rxmac")
+tx=$(vn_iface_of "$txmac")
+rx=$(vn_iface_of "$rxmac")
 ip link set "$tx" up
 ip link set "$rx" up
 pg_reset
