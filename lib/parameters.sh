@@ -29,6 +29,8 @@ VRB_GUEST_VCPUS=${VRB_GUEST_VCPUS:-2}
 VRB_GUEST_MEM=${VRB_GUEST_MEM:-1024}          # MiB
 VRB_GUEST_BOOT_TIMEOUT=${VRB_GUEST_BOOT_TIMEOUT:-180}  # s until init runs
 VRB_GUEST_CMD_TIMEOUT=${VRB_GUEST_CMD_TIMEOUT:-900}    # s for the command
+VRB_GUEST_BOOT_QUIET=${VRB_GUEST_BOOT_QUIET:-120}     # s of console silence before init: a hung boot ...
+VRB_GUEST_BOOT_RETRIES=${VRB_GUEST_BOOT_RETRIES:-1}   # ... booted again this many times at most
 VRB_ACCEL=${VRB_ACCEL:-auto}                   # auto | kvm | tcg
 VRB_QEMU=${VRB_QEMU:-qemu-system-x86_64}
 # Host dirs the guest covers with a tmpfs (its root is the host's, read-only):
@@ -46,7 +48,7 @@ VRB_HOST_CPU_OTHER=${VRB_HOST_CPU_OTHER:-0}
 VRB_BUSY_MAX=${VRB_BUSY_MAX:-0.5}
 
 # The systemtap probes (stap/NAME.stp; stap/build.sh builds them).
-VRB_PROBES="avail_exhaust refill tun_ring_full vhost_batch"
+VRB_PROBES="avail_exhaust refill rx_costs tun_ring_full vhost_batch"
 
 # Results, and the free space a run needs there before it starts.
 VRB_RESULTS=${VRB_RESULTS:-$VRB_ROOT/results}

@@ -28,6 +28,15 @@ task, oops: saved in the run dir's "splats").
   --accel A          auto, kvm or tcg (default: $VRB_ACCEL). auto uses KVM when
                      it really boots a kernel, else multi-threaded TCG
   --boot-timeout S   seconds until init runs before the guest is killed ($VRB_GUEST_BOOT_TIMEOUT)
+  --boot-quiet S     a boot whose console printed nothing for S seconds before
+                     init ran is hung: killed and booted again, up to
+                     --boot-retries times ($VRB_GUEST_BOOT_QUIET; the hung
+                     consoles are kept in console-hung.log). The debug kernel
+                     (PROVE_RCU) hangs under TCG in its boot-time RCU-tasks
+                     self test, before SMP bring-up, vCPUs halted with no
+                     timer armed: about 1 boot in 3 on 2026-11-30
+  --boot-retries N   (default: $VRB_GUEST_BOOT_RETRIES); --boot-timeout applies to
+                     each boot, boot_seconds in the run's timing counts them all
   --timeout S        seconds the command may run ($VRB_GUEST_CMD_TIMEOUT)
   --run-dir DIR      keep the run's files here (console.log, output, rc, timing);
                      default: a temporary dir, removed after a clean run
@@ -48,10 +57,11 @@ EOF
 }
 
 kernel=patched vcpus=$VRB_GUEST_VCPUS mem=$VRB_GUEST_MEM accel_mode=$VRB_ACCEL
-boot_timeout=$VRB_GUEST_BOOT_TIMEOUT cmd_timeout=$VRB_GUEST_CMD_TIMEOUT
+boot_timeout=$VRB_GUEST_BOOT_TIMEOUT cmd_timeout=$VRB_GUEST_CMD_TIMEOUT boot_quiet=$VRB_GUEST_BOOT_QUIET
+boot_retries=$VRB_GUEST_BOOT_RETRIES
 run='' keep_run='' append='' init=$VRB_ROOT/guest-config/init host_cpus='' vcpu_cpus='' clock=realtime
 qemu_extra=()
-qpid='' tpid='' guest_failed=''
+qpid='' tpid='' guest_failed='' quiet_size=-1 quiet_since='' tboot=''
 
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
@@ -80,6 +90,8 @@ parse_args() {
 		--mem) need_value $# "$1"; mem=$2; shift 2 ;;
 		--accel) need_value $# "$1"; accel_mode=$2; shift 2 ;;
 		--boot-timeout) need_value $# "$1"; boot_timeout=$2; shift 2 ;;
+		--boot-quiet) need_value $# "$1"; boot_quiet=$2; shift 2 ;;
+		--boot-retries) need_value $# "$1"; boot_retries=$2; shift 2 ;;
 		--timeout) need_value $# "$1"; cmd_timeout=$2; shift 2 ;;
 		--run-dir) need_value $# "$1"; run=$2; keep_run=1; shift 2 ;;
 		--qemu-arg) need_value $# "$1"; qemu_extra+=("$2"); shift 2 ;;
@@ -110,6 +122,8 @@ parse_args() {
 	check_cpu_list --vcpu-cpus "$vcpu_cpus"
 	check_range --mem "$mem" 256 1048576
 	check_range --boot-timeout "$boot_timeout" 1 86400
+	check_range --boot-quiet "$boot_quiet" 1 86400
+	check_range --boot-retries "$boot_retries" 0 100
 	check_range --timeout "$cmd_timeout" 1 604800
 	case $kernel in
 	stock | patched) image=$(kernel_image "$kernel") ;;
@@ -187,6 +201,24 @@ check_splats() {
 	[ "$rc" -ne 0 ] || rc=123
 }
 
+# start_qemu: starts the guest (QEMU in the background: qpid).
+start_qemu() {
+	"${pin[@]}" "$VRB_QEMU" "${args[@]}" "${qemu_extra[@]}" >"$run/qemu.log" 2>&1 </dev/null &
+	qpid=$!
+	tboot=$(now) quiet_size=-1 quiet_since=$tboot
+}
+
+# boot_hung: true when the console has not grown for boot_quiet seconds.
+boot_hung() {
+	local size
+	size=$(stat -c %s "$run/console.log" 2>/dev/null || echo 0)
+	if [ "$size" != "$quiet_size" ]; then
+		quiet_size=$size quiet_since=$(now)
+		return 1
+	fi
+	older "$quiet_since" "$boot_quiet"
+}
+
 # kill_guest STATUS WHAT: stop QEMU, report WHAT, exit with STATUS.
 kill_guest() {
 	kill "$qpid" 2>/dev/null || true
@@ -203,7 +235,7 @@ main() {
 	if [ -n "$run" ]; then
 		mkdir -p "$run"
 		run=$(cd "$run" && pwd)
-		rm -f "$run"/{cmd,output,rc,rc.tmp,started,finished,console.log,qemu.log,qemu.pid,timing,splats}
+		rm -f "$run"/{cmd,output,rc,rc.tmp,started,finished,console.log,console-hung.log,qemu.log,qemu.pid,timing,splats}
 	else
 		run=$(mktemp -d "${TMPDIR:-/tmp}/vrb-guest.XXXXXX")
 	fi
@@ -220,9 +252,8 @@ main() {
 	[ -z "$host_cpus" ] || pin=(taskset -c "$host_cpus")
 	log "booting $kernel: accel=$accel ($reason), clock=$clock, vcpus=$vcpus, mem=${mem}M${host_cpus:+, host CPUs $host_cpus}${vcpu_cpus:+, vCPUs on $vcpu_cpus}"
 	t0=$(now)
-	"${pin[@]}" "$VRB_QEMU" "${args[@]}" "${qemu_extra[@]}" >"$run/qemu.log" 2>&1 </dev/null &
-	qpid=$!
-	local vcpus_pinned=''
+	start_qemu
+	local vcpus_pinned='' hangs=0
 	[ -n "$vcpu_cpus" ] || vcpus_pinned=none
 	while kill -0 "$qpid" 2>/dev/null; do
 		if [ -z "$vcpus_pinned" ] && pin_vcpus; then
@@ -237,7 +268,22 @@ main() {
 				log "guest up: command running ${boot_s}s after QEMU start"
 				tail -n +1 -F --pid="$qpid" "$run/output" 2>/dev/null &
 				tpid=$!
-			elif older "$t0" "$boot_timeout"; then
+			elif boot_hung; then
+				[ "$hangs" -lt "$boot_retries" ] ||
+					kill_guest 125 "guest hung in boot $((hangs + 1)) times (console quiet for ${boot_quiet}s each): killed"
+				hangs=$((hangs + 1))
+				kill "$qpid" 2>/dev/null || true
+				wait "$qpid" 2>/dev/null || true
+				{
+					echo "--- hung boot $hangs: no console output for ${boot_quiet}s"
+					cat "$run/console.log"
+				} >>"$run/console-hung.log"
+				warn "guest hung in boot: no console output for ${boot_quiet}s, last line '$(tail -n 1 "$run/console.log")'; booting again ($hangs of $boot_retries; console kept: $run/console-hung.log)"
+				rm -f "$run/console.log"
+				[ -n "$vcpu_cpus" ] || vcpus_pinned=none
+				[ -z "$vcpu_cpus" ] || vcpus_pinned=''
+				start_qemu
+			elif older "$tboot" "$boot_timeout"; then
 				kill_guest 125 "guest did not boot to the command within ${boot_timeout}s: killed"
 			fi
 		elif [ -f "$run/rc" ]; then
@@ -271,6 +317,7 @@ main() {
 		echo "vcpus=$vcpus"
 		echo "mem_mib=$mem"
 		echo "boot_seconds=$boot_s"
+		echo "boot_hangs=$hangs"
 		echo "guest_uptime_at_start=$(cat "$run/started" 2>/dev/null || true)"
 		echo "total_seconds=$(since "$t0")"
 	} >"$run/timing"

@@ -29,6 +29,8 @@ mode=${1:-}
 # shellcheck source=tests/guest/checks.sh
 . "$(dirname "$0")/checks.sh"
 FLOOD_S=8
+MIN_TICKS=20	# the tap's schedule resizes at ticks 4, 9, 14 and 19
+MAX_S=60	# a slow (debug) guest gets this long to reach MIN_TICKS
 TAP=vtapC
 ZB=/sys/module/tun/parameters/tx_ring_zero_batch
 
@@ -38,10 +40,11 @@ now_ms() {
 }
 
 # rising COUNTER_CMD...: for FLOOD_S seconds of pktgen's background run
-# ($pg_pid, count 0: until stopped), calls churn_tick N (N = 0, 1, ...)
-# every 50 ms or as often as the guest gets to it, and samples COUNTER_CMD
-# every second; then stops pktgen. Prints the samples; fails when one 1 s
-# interval delivered nothing.
+# ($pg_pid, count 0: until stopped), and at least MIN_TICKS ticks (a debug
+# kernel under TCG took 0.6 s a tick: 13 in 8 s; at most MAX_S s), calls
+# churn_tick N (N = 0, 1, ...) every 50 ms or as often as the guest gets
+# to it, and samples COUNTER_CMD every second; then stops pktgen. Prints
+# the samples; fails when one 1 s interval delivered nothing.
 rising() {
 	local last now stalls=0 ticks=0 samples='' t0 tlast sfd fifo
 	# a pipe nobody writes to: read -t sleeps on it without a fork
@@ -52,7 +55,8 @@ rising() {
 	last=$("$@")
 	now_ms
 	t0=$NOW_MS tlast=$NOW_MS
-	while [ $((NOW_MS - t0)) -lt $((FLOOD_S * 1000)) ]; do
+	while [ $((NOW_MS - t0)) -lt $((FLOOD_S * 1000)) ] ||
+		{ [ "$ticks" -lt $MIN_TICKS ] && [ $((NOW_MS - t0)) -lt $((MAX_S * 1000)) ]; }; do
 		churn_tick "$ticks"
 		ticks=$((ticks + 1))
 		read -r -t 0.05 -u "$sfd" _ || true

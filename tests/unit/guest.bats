@@ -10,6 +10,16 @@ setup() {
 	export VRB_KVM_DEV=$BATS_TEST_TMPDIR/kvm
 }
 
+# fake_boot HANGS: guest-run.sh on a stand-in QEMU whose first HANGS boots
+# hang (tests/fixtures/fake-qemu), console quiet after 1 s meaning hung.
+fake_boot() {
+	touch "$BATS_TEST_TMPDIR/bzImage"
+	FAKE_QEMU_HANGS=$1 FAKE_QEMU_STATE=$BATS_TEST_TMPDIR/boots VRB_QEMU=$BATS_TEST_DIRNAME/../fixtures/fake-qemu \
+		run "$BATS_TEST_DIRNAME/../../scripts/guest-run.sh" --kernel "$BATS_TEST_TMPDIR/bzImage" --accel tcg \
+		--boot-quiet 1 --boot-timeout 30 --run-dir "$BATS_TEST_TMPDIR/run" -- true
+	echo "$output"
+}
+
 @test "no /dev/kvm: auto picks TCG and says why" {
 	run accel_choose auto
 	[ "$status" -eq 0 ]
@@ -99,4 +109,36 @@ setup() {
 	[ -z "$output" ]
 	run guest_splats "$BATS_TEST_TMPDIR/none.log"
 	[ "$status" -eq 1 ]
+}
+
+@test "a boot that hangs before init (console quiet) is booted again once; its console is kept" {
+	fake_boot 1
+	[ "$status" -eq 0 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/boots")" -eq 2 ]
+	[[ "$output" == *"guest hung in boot: no console output for 1s, last line 'Running RCU-tasks wait API self tests'; booting again (1 of 1;"* ]]
+	[[ "$output" == *"fake guest ran the command"* ]]
+	grep -q 'RCU-tasks' "$BATS_TEST_TMPDIR/run/console-hung.log"
+	grep -qx 'boot_hangs=1' "$BATS_TEST_TMPDIR/run/timing"
+}
+
+@test "a boot that hangs more often than --boot-retries fails with status 125; bad values are refused" {
+	fake_boot 2
+	[ "$status" -eq 125 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/boots")" -eq 2 ]
+	[[ "$output" == *"guest hung in boot 2 times (console quiet for 1s each): killed"* ]]
+	[ "$(grep -c '^--- hung boot' "$BATS_TEST_TMPDIR/run/console-hung.log")" -eq 1 ]
+	rm "$BATS_TEST_TMPDIR/boots"
+	VRB_GUEST_BOOT_RETRIES=3 fake_boot 3
+	[ "$status" -eq 0 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/boots")" -eq 4 ]
+	grep -qx 'boot_hangs=3' "$BATS_TEST_TMPDIR/run/timing"
+	run "$BATS_TEST_DIRNAME/../../scripts/guest-run.sh" --boot-retries 101 -- true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--boot-retries"* ]]
+	# the hung stand-in was killed, not left behind
+	run pgrep -f "fake-qemu.*$BATS_TEST_TMPDIR/run"
+	[ "$status" -eq 1 ]
+	run "$BATS_TEST_DIRNAME/../../scripts/guest-run.sh" --boot-quiet 0 -- true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--boot-quiet"* ]]
 }
