@@ -13,9 +13,11 @@ export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$
 # shellcheck source=lib/workload.sh
 . "$VRB_ROOT/lib/workload.sh"
 
-WORKLOADS="boot ptr_ring A B"
+WORKLOADS="boot ptr_ring A B model"
+# What runs when no workload is named (model takes workload B's boots again).
+DEFAULT_WORKLOADS="boot ptr_ring A B"
 # Workloads that boot guests (and so need the kernels built).
-GUEST_WORKLOADS="boot A B"
+GUEST_WORKLOADS="boot A B model"
 
 usage() {
 	cat <<EOF
@@ -25,7 +27,7 @@ Builds the stock and patched guest kernels (incrementally), then runs each
 WORKLOAD on both, interleaved, and writes CSV files with their metadata to
 results/<date>-<workload>/.
 
-Workloads (default: all):
+Workloads (default: $DEFAULT_WORKLOADS):
   boot      boot each kernel, run a command, power off; times boot-to-command
   ptr_ring  the kernel's ptr_ring.h (stock and patched) in userspace: items/s
             and producer-full events (drops, in drop mode) for mode x consumer
@@ -45,6 +47,12 @@ Workloads (default: all):
             setting; paired design: the setting switched between blocks of
             one flood, verdicts against auto with an A/A arm (--repeats:
             boots per kernel)
+  model     the rx ring model (bench/ringsim/run-model.sh, whose --help
+            lists its options): workload B with the rx_costs probe, the
+            model's costs and stalls fitted per boot, the model against the
+            guest per setting, and a projection to a hardware-speed guest
+            (assumed costs and stalls: a model, not a measurement); not run
+            unless named
 
 Options:
   --variants LIST    kernels to compare, space-separated (default: "$VRB_VARIANTS")
@@ -124,12 +132,12 @@ parse_args() {
 	done
 	if [ "${#workload_args[@]}" -gt 0 ]; then
 		case "${workloads[*]}" in
-		ptr_ring | A | B) ;;
-		*) die "options after -- need exactly one workload that takes them (ptr_ring, A or B)" ;;
+		ptr_ring | A | B | model) ;;
+		*) die "options after -- need exactly one workload that takes them (ptr_ring, A, B or model)" ;;
 		esac
 		workload_script "${workloads[0]}" --check-args "${workload_args[@]}"
 	fi
-	[ "${#workloads[@]}" -gt 0 ] || read -ra workloads <<<"$WORKLOADS"
+	[ "${#workloads[@]}" -gt 0 ] || read -ra workloads <<<"$DEFAULT_WORKLOADS"
 	if [ -n "$probe" ]; then
 		check_probe "$probe"
 		workload_probe=(--probe "$probe")
@@ -171,6 +179,7 @@ workload_script() {
 	ptr_ring) "$VRB_ROOT/bench/ptr_ring/sweep.sh" "${@:2}" ;;
 	A) "$VRB_ROOT/bench/vhost_drv/run-a.sh" "${@:2}" ;;
 	B) "$VRB_ROOT/bench/vhost_src/run-b.sh" "${@:2}" ;;
+	model) "$VRB_ROOT/bench/ringsim/run-model.sh" "${@:2}" ;;
 	*) die "workload $1 has no script" ;;
 	esac
 }
@@ -191,6 +200,12 @@ workload_B() {
 	local r=${repeats:-5}
 	[ "$r" -ge 5 ] || warn "B: --repeats $r is below 5: the tables want medians of 5 runs or more"
 	workload_script B --repeats "$r" "${workload_probe[@]}" "${workload_args[@]}"
+}
+
+workload_model() {
+	[ -z "$probe" ] || die "model: the probe is rx_costs; give other B options after -- (run-model.sh --help)"
+	[ -z "$repeats" ] || die "model: give B's --repeats after --: ./run-bench.sh model -- -- --repeats N (run-model.sh --help)"
+	workload_script model "${workload_args[@]}"
 }
 
 workload_boot() {

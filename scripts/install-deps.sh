@@ -17,6 +17,8 @@ PACKAGES=(
 	systemtap systemtap-runtime
 	# their bpftrace twins (stap/bpftrace/), and the kernel's BTF (pahole)
 	bpftrace dwarves
+	# plots of the results
+	gnuplot-nox
 	# tests
 	bats shellcheck perl
 )

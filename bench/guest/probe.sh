@@ -25,7 +25,9 @@ probe_start() {
 	PROBE_OUT=$(mktemp)
 	PROBE_TOOL=$tool
 	if [ $tool = staprun ]; then
-		staprun -o "$PROBE_OUT" "$f" "$@" 2>"$PROBE_OUT.err" &
+		# -b 64: 64 MB of relay buffer (default 16): rx_costs under a
+		# long flood lost output ("transport failures") with 16
+		staprun -b 64 -o "$PROBE_OUT" "$f" "$@" 2>"$PROBE_OUT.err" &
 	else
 		# stdout, unbuffered (-B none): the start line must reach the file
 		# now; with -o FILE bpftrace 0.17 writes nothing until it exits

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,9 @@ static void usage(FILE *f)
 		"  --refill-ns N      fixed cost of a refill (default 1000)\n"
 		"  --buf-ns N         cost of a buffer posted (default 200)\n"
 		"  --stalls-per-s X   mean guest stalls per second (default 0)\n"
-		"  --stall-ns N       mean stall length (default 0)\n"
+		"  --stall-ns N       mean stall length (default 0), exponential; or\n"
+		"  --stall-hist FILE  stall lengths drawn from calib's \"stall_len lo=L hi=H\n"
+		"                     count=C\" lines in FILE (each bucket's geometric middle)\n"
 		"  --duration-ms N    how long the source sends (default 1000)\n"
 		"  --seed N           (default 1)\n"
 		"  -h, --help         this text\n");
@@ -68,6 +71,47 @@ static int real(const char *opt, const char *s, double lo, double hi, double *ou
 	return 0;
 }
 
+#define MAX_STALL_LENS 256
+static double stall_len_ns[MAX_STALL_LENS], stall_len_w[MAX_STALL_LENS];
+
+/* --stall-hist FILE: calib's "stall_len lo=L hi=H count=C" lines. */
+static int read_stall_hist(const char *path, struct sim_params *p)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	unsigned int n = 0;
+
+	if (!f) {
+		fprintf(stderr, "ringsim: --stall-hist %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		const char *t = strstr(line, "stall_len ");
+		double lo, hi, count;
+
+		if (!t)
+			continue;
+		if (sscanf(t, "stall_len lo=%lf hi=%lf count=%lf", &lo, &hi, &count) != 3 ||
+		    !(lo >= 0 && hi > lo && hi <= 1e10 && count >= 0) || n == MAX_STALL_LENS) {
+			fprintf(stderr, "ringsim: --stall-hist %s: bad or too many stall_len lines: %s",
+				path, line);
+			fclose(f);
+			return -1;
+		}
+		stall_len_ns[n] = lo > 0 ? sqrt(lo * hi) : hi / 2;
+		stall_len_w[n++] = count;
+	}
+	fclose(f);
+	if (!n) {
+		fprintf(stderr, "ringsim: --stall-hist %s: no stall_len lines\n", path);
+		return -1;
+	}
+	p->stall_lens = n;
+	p->stall_len_ns = stall_len_ns;
+	p->stall_len_w = stall_len_w;
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct sim_params *p)
 {
 	static const struct option opts[] = {
@@ -83,6 +127,7 @@ static int parse(int argc, char **argv, struct sim_params *p)
 		{ "buf-ns", required_argument, 0, 'B' },
 		{ "stalls-per-s", required_argument, 0, 's' },
 		{ "stall-ns", required_argument, 0, 'S' },
+		{ "stall-hist", required_argument, 0, 'H' },
 		{ "duration-ms", required_argument, 0, 'd' },
 		{ "seed", required_argument, 0, 'e' },
 		{ "help", no_argument, 0, 'h' },
@@ -114,6 +159,7 @@ static int parse(int argc, char **argv, struct sim_params *p)
 		case 'B': bad |= num("--buf-ns", optarg, 0, sec, &p->buf_ns); break;
 		case 's': bad |= real("--stalls-per-s", optarg, 0, 1e6, &p->stalls_per_s); break;
 		case 'S': bad |= real("--stall-ns", optarg, 0, 1e10, &p->stall_ns); break;
+		case 'H': bad |= read_stall_hist(optarg, p); break;
 		case 'd':
 			bad |= num("--duration-ms", optarg, 1, 3600000, &v);
 			p->duration_ns = v * 1000000;

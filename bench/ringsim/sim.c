@@ -57,6 +57,23 @@ static void advance(struct sim *s, uint64_t t)
 	}
 }
 
+/* A stall's length: exponential of the mean, or drawn from the histogram. */
+static uint64_t stall_len(struct sim *s)
+{
+	const struct sim_params *p = s->p;
+	double total = 0, u;
+	unsigned int i;
+
+	if (!p->stall_lens)
+		return rng_exp(&s->rng, p->stall_ns);
+	for (i = 0; i < p->stall_lens; i++)
+		total += p->stall_len_w[i];
+	u = rng_unit(&s->rng) * total;
+	for (i = 0; i + 1 < p->stall_lens && u >= p->stall_len_w[i]; i++)
+		u -= p->stall_len_w[i];
+	return (uint64_t)p->stall_len_ns[i];
+}
+
 /* The earliest time from t at which the vCPU runs our code. */
 static uint64_t guest(struct sim *s, uint64_t t)
 {
@@ -66,7 +83,7 @@ static uint64_t guest(struct sim *s, uint64_t t)
 		uint64_t len;
 
 		s->stall_start = s->stall_end + rng_exp(&s->rng, 1e9 / s->p->stalls_per_s);
-		len = rng_exp(&s->rng, s->p->stall_ns);
+		len = stall_len(s);
 		s->stall_end = s->stall_start + len;
 		if (s->stall_start < s->p->duration_ns) {
 			s->r->stalls++;
@@ -173,8 +190,22 @@ int sim_check(const struct sim_params *p, char *err, int errlen)
 	else if (p->stalls_per_s < 0 || p->stalls_per_s > 1e6 || p->stall_ns < 0 ||
 		 p->stall_ns > 1e10)
 		why = "stalls: 0 to 10^6 per second, of 0 to 10 s";
+	else if (p->stall_lens && (!p->stall_len_ns || !p->stall_len_w))
+		why = "a stall length histogram without its values";
 	else if (p->rate_pps * (p->duration_ns / 1000000000 + 1) > 10000000000ULL)
 		why = "more than 10^10 frames: shorten the run";
+	if (!why && p->stall_lens) {
+		double total = 0;
+
+		for (unsigned int i = 0; i < p->stall_lens; i++) {
+			if (!(p->stall_len_ns[i] >= 0 && p->stall_len_ns[i] <= 1e10) ||
+			    !(p->stall_len_w[i] >= 0))
+				why = "stall lengths: 0 to 10 s, weights not negative";
+			total += p->stall_len_w[i];
+		}
+		if (!why && !(total > 0))
+			why = "stall lengths: the weights add up to 0";
+	}
 	if (!why)
 		return 0;
 	snprintf(err, errlen, "%s", why);

@@ -27,7 +27,13 @@ struct sim_params {
 	uint64_t refill_ns;	/* fixed cost of a refill (the kick) */
 	uint64_t buf_ns;	/* cost of one buffer posted */
 	double stalls_per_s;	/* mean guest stalls per second; 0: none */
-	double stall_ns;	/* mean stall length */
+	double stall_ns;	/* mean stall length (exponential) ... */
+	/* ... or, when stall_lens > 0, lengths drawn from these: stall_len_ns[i]
+	 * with weight stall_len_w[i] (a measured histogram: calib's stall_len)
+	 */
+	unsigned int stall_lens;
+	const double *stall_len_ns;
+	const double *stall_len_w;
 	uint64_t duration_ns;	/* the source offers frames for this long */
 	uint64_t seed;
 };

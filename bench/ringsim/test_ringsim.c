@@ -130,6 +130,38 @@ static int test_capacity_and_stalls(void)
 	return 0;
 }
 
+/* stall lengths drawn from a histogram: only its values, in its proportions */
+static int test_stall_hist(void)
+{
+	static const double len[] = { 1000000, 8000000 }, w[] = { 3, 1 }, neg[] = { 1, -1 },
+			    zero[] = { 0, 0 };
+	struct sim_params p = params("auto", 100000, 256);
+	struct sim_result r;
+	char err[128];
+	uint64_t shorts;
+
+	p.stalls_per_s = 50;
+	p.duration_ns = 20000000000ULL;
+	p.stall_lens = 2;
+	p.stall_len_ns = len;
+	p.stall_len_w = w;
+	CHECK(sim_run(&p, &r) == 0);
+	/* stall_ns = 1 ms x shorts + 8 ms x longs, shorts + longs = stalls */
+	CHECK((8000000 * r.stalls - r.stall_ns) % 7000000 == 0);
+	shorts = (8000000 * r.stalls - r.stall_ns) / 7000000;
+	/* 3 in 4 short, of about 1000 stalls: 70-80 % */
+	CHECK(100 * shorts > 70 * r.stalls && 100 * shorts < 80 * r.stalls);
+	/* 1 ms stalls: the ring (2.56 ms at 100 kpps) outlasts them; 8 ms ones drop */
+	CHECK(r.dropped > 0);
+	p.stall_len_w = neg;
+	CHECK(sim_check(&p, err, sizeof(err)) == -1 && strstr(err, "weights not negative"));
+	p.stall_len_w = zero;
+	CHECK(sim_check(&p, err, sizeof(err)) == -1 && strstr(err, "add up to 0"));
+	p.stall_len_w = NULL;
+	CHECK(sim_check(&p, err, sizeof(err)) == -1 && strstr(err, "without its values"));
+	return 0;
+}
+
 static int test_one_frame_per_poll(void)
 {
 	struct sim_params p = params("legacy", 1000, 256);
@@ -206,6 +238,7 @@ int main(void)
 		{ "accounting", test_accounting },
 		{ "repeatable", test_repeatable },
 		{ "capacity_and_stalls", test_capacity_and_stalls },
+		{ "stall_hist", test_stall_hist },
 		{ "one_frame_per_poll", test_one_frame_per_poll },
 		{ "mechanism", test_mechanism },
 		{ "bad_params", test_bad_params },

@@ -104,7 +104,8 @@ Settings (kernel and virtio_net knobs):
   --allow-busy-host  run even when the host is busy (recorded)
   --rates LIST       offered pps; default: FRACTIONS x the capacity measured
                      first (one stock trial at --probe-rate)
-  --fractions LIST   (default: "$fractions")
+  --fractions LIST   of the capacity, each in (0, 2): above 1 an overload
+                     (default: "$fractions")
   --probe-rate PPS   (default: $probe_rate)
   --repeats N        boots per kernel (paired) or trials per setting (boots)
                      (default: $repeats)
@@ -190,7 +191,8 @@ parse_args() {
 	[ -n "$interval" ] || { interval=1000; [ "$design" = boots ] || interval=500; }
 	for r in $rates; do check_range --rates "$r" 1 100000000; done
 	for f in $fractions; do
-		[[ "$f" =~ ^(0\.[0-9]+|1(\.0+)?)$ ]] || die "--fractions: '$f' is not a number in (0, 1]"
+		# above 1: an overload of the measured capacity (the model's 1.1)
+		[[ "$f" =~ ^(0\.[0-9]*[1-9][0-9]*|1(\.[0-9]+)?)$ ]] || die "--fractions: '$f' is not a number in (0, 2)"
 	done
 	check_range --probe-rate "$probe_rate" 1 100000000
 	check_range --repeats "$repeats" 1 1000
@@ -526,8 +528,11 @@ main() {
 	stage "kernels" "$VRB_ROOT/scripts/build-kernels.sh" --variant all
 	stage "build vhost_src" build
 	stage "build the statistics" stats_build
-	# shellcheck disable=SC2086 # a word list
-	[ -z "$probe" ] || stage "probe $probe" build_probe_for "$probe" $settings
+	local probed=("$settings")
+	# the capacity trial (no --rates) boots the stock kernel
+	[ -n "$rates" ] || probed+=(stock)
+	# shellcheck disable=SC2068 # word lists
+	[ -z "$probe" ] || stage "probe $probe" build_probe_for "$probe" ${probed[@]}
 	accel=$(guest_accel "$VRB_ACCEL" "$(kernel_image stock)")
 	log "accelerator: ${accel%% *} (${accel#* })"
 	if [ -n "$out" ]; then out=$(results_claim "$out"); else out=$(results_new_dir B); fi

@@ -9,7 +9,7 @@ setup() {
 }
 
 @test "every script has a --help that exits 0" {
-	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh scripts/install-deps.sh scripts/check-series.sh scripts/export-series.sh bench/ptr_ring/sweep.sh bench/vhost_src/run-b.sh bench/vhost_drv/run-a.sh; do
+	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh scripts/install-deps.sh scripts/check-series.sh scripts/export-series.sh bench/ptr_ring/sweep.sh bench/vhost_src/run-b.sh bench/vhost_drv/run-a.sh bench/ringsim/run-model.sh; do
 		run "$VRB_ROOT/$s" --help
 		[ "$status" -eq 0 ]
 		[[ "$output" == Usage:* ]]
@@ -17,7 +17,7 @@ setup() {
 }
 
 @test "an unknown option is refused by every script" {
-	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh scripts/install-deps.sh scripts/check-series.sh scripts/export-series.sh bench/ptr_ring/sweep.sh bench/vhost_src/run-b.sh bench/vhost_drv/run-a.sh; do
+	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh scripts/install-deps.sh scripts/check-series.sh scripts/export-series.sh bench/ptr_ring/sweep.sh bench/vhost_src/run-b.sh bench/vhost_drv/run-a.sh bench/ringsim/run-model.sh; do
 		run "$VRB_ROOT/$s" --no-such-option
 		[ "$status" -ne 0 ]
 		[[ "$output" == *"unknown option '--no-such-option'"* ]]
@@ -104,6 +104,27 @@ setup() {
 		[[ "$output" == *"run-a.sh: error: "* ]]
 	done
 	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --check-args --settings "b8 b8_aa" --clock icount
+	[ "$status" -eq 0 ]
+	[ ! -e "$VRB_CACHE" ]
+}
+
+@test "the model refuses bad numbers, lists and runs before anything runs" {
+	local a
+	for a in "--seeds 0" "--seeds 101" "--stall-factor 1" "--stall-factor x" "--stall-min-ns -1" "--hw-capacity 999" \
+		"--project-rates ''" "--project-rates 0" "--project-rings 1" "--project-rules 65" "--project-rules lega" \
+		"--hw-stalls 5" "--hw-stalls 1:x" "--hw-stalls ''" "--project-ms 0" "--from $BATS_TEST_TMPDIR" \
+		"-- --design x" "-- --design boots" "-- --settings 'auto auto'"; do
+		run bash -c "\"$VRB_ROOT/bench/ringsim/run-model.sh\" --check-args $a"
+		echo "model $a: $output"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"error: "* ]]
+	done
+	mkdir -p "$BATS_TEST_TMPDIR/b"
+	touch "$BATS_TEST_TMPDIR/b/blocks.csv"
+	run "$VRB_ROOT/bench/ringsim/run-model.sh" --check-args --from "$BATS_TEST_TMPDIR/b"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"has no rx_costs probe output (run B with --probe rx_costs)"* ]]
+	run "$VRB_ROOT/bench/ringsim/run-model.sh" --check-args --hw-stalls "0:0 50:200000" --project-rules "auto 16"
 	[ "$status" -eq 0 ]
 	[ ! -e "$VRB_CACHE" ]
 }

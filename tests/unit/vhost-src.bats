@@ -60,7 +60,12 @@ setup() {
 	[[ "$output" == *"--guest-load must be an integer from 0 to 8"* ]]
 	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --ndr-steps x
 	[[ "$output" == *"--ndr-steps must be an integer"* ]]
-	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --fractions 2
-	[[ "$output" == *"not a number in (0, 1]"* ]]
+	for f in 2 0 0.0 1.1x .5; do
+		run "$VRB_ROOT/bench/vhost_src/run-b.sh" --fractions "$f"
+		[ "$status" -ne 0 ]
+		[[ "$output" == *"--fractions: '$f' is not a number in (0, 2)"* ]]
+	done
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --check-args --fractions "0.7 1 1.1"
+	[ "$status" -eq 0 ]
 	[ ! -e "$VRB_CACHE" ]
 }
