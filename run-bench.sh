@@ -12,6 +12,8 @@ export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$
 . "$VRB_ROOT/lib/results.sh"
 # shellcheck source=lib/workload.sh
 . "$VRB_ROOT/lib/workload.sh"
+# shellcheck source=bench/profiles.sh
+. "$VRB_ROOT/bench/profiles.sh"
 
 WORKLOADS="boot ptr_ring A B model"
 # What runs when no workload is named (model takes workload B's boots again).
@@ -22,10 +24,19 @@ GUEST_WORKLOADS="boot A B model"
 usage() {
 	cat <<EOF
 Usage: ./run-bench.sh [options] [WORKLOAD...] [-- WORKLOAD-OPTIONS]
+       ./run-bench.sh summary DIR        (bench/report/summary.sh --help)
+       ./run-bench.sh compare OLD NEW    (bench/report/compare-runs.sh --help)
 
-Builds the stock and patched guest kernels (incrementally), then runs each
+Installs the packages it needs (as root; scripts/install-deps.sh), builds
+the stock and patched guest kernels (incrementally), then runs each
 WORKLOAD on both, interleaved, and writes CSV files with their metadata to
-results/<date>-<workload>/.
+results/<date>-<workload>/, with a summary.md (the tables in the seeds'
+shapes, every setting against the reference with its 95 % interval and
+verdict, the A/A noise floor, the verdicts in words) and its plots.
+
+With no WORKLOAD, runs a profile (bench/profiles.sh): quick (the default:
+every workload with few settings and repeats, about 30 minutes once the
+kernels are built) or full (--profile full: the seeds' tables, many hours).
 
 Workloads (default: $DEFAULT_WORKLOADS):
   boot      boot each kernel, run a command, power off; times boot-to-command
@@ -55,6 +66,9 @@ Workloads (default: $DEFAULT_WORKLOADS):
             unless named
 
 Options:
+  --profile P        ${PROFILES// /, }: run its steps (only those of the WORKLOADs
+                     named, if any); not with -- WORKLOAD-OPTIONS or --repeats
+  --dry-run          print the profile's steps (workload and options) and exit
   --variants LIST    kernels to compare, space-separated (default: "$VRB_VARIANTS")
   --repeats N        interleaved repeats per kernel or header (default: 1 for
                      boot, 5 for ptr_ring)
@@ -92,6 +106,8 @@ variants=$VRB_VARIANTS repeats='' vcpus=$VRB_GUEST_VCPUS mem=$VRB_GUEST_MEM
 accel=$VRB_ACCEL
 workloads=()
 workload_args=()
+profile='' dry_run=''
+have_dashdash=
 workload_probe=()
 probe=''
 declare -A build_wall
@@ -107,6 +123,8 @@ parse_args() {
 		--accel) [ $# -ge 2 ] || die "$1 needs a value"; accel=$2; shift 2 ;;
 		--results) [ $# -ge 2 ] || die "$1 needs a value"; VRB_RESULTS=$2; shift 2 ;;
 		--probe) [ $# -ge 2 ] || die "$1 needs a value"; probe=$2; shift 2 ;;
+		--profile) [ $# -ge 2 ] || die "$1 needs a value"; profile=$2; shift 2 ;;
+		--dry-run) dry_run=1; shift ;;
 		--kernel-flavour)
 			[ $# -ge 2 ] || die "$1 needs a value"
 			export VRB_KERNEL_FLAVOUR=$2
@@ -118,6 +136,7 @@ parse_args() {
 		--)
 			shift
 			workload_args=("$@")
+			have_dashdash=1
 			break
 			;;
 		-*) usage >&2; die "unknown option '$1'" ;;
@@ -130,6 +149,18 @@ parse_args() {
 			;;
 		esac
 	done
+	if [ -n "$profile" ]; then
+		case " $PROFILES " in
+		*" $profile "*) ;;
+		*) die "unknown profile '$profile' (known: $PROFILES)" ;;
+		esac
+		[ -z "$have_dashdash" ] || die "--profile sets the workloads' options: no -- WORKLOAD-OPTIONS with it"
+	elif [ "${#workloads[@]}" -eq 0 ]; then
+		profile=quick
+	fi
+	[ -z "$profile" ] || [ -z "$repeats" ] ||
+		die "the $profile profile sets the repeats: no --repeats with it (name a WORKLOAD to set them)"
+	[ -z "$dry_run" ] || [ -n "$profile" ] || die "--dry-run prints a profile's steps: name no workload, or give --profile"
 	if [ "${#workload_args[@]}" -gt 0 ]; then
 		case "${workloads[*]}" in
 		ptr_ring | A | B | model) ;;
@@ -250,9 +281,86 @@ workload_boot() {
 	log "results: $dir/boot.csv"
 }
 
+# The profile's steps: "MINUTES WORKLOAD OPTIONS..." (bench/profiles.sh),
+# those of the workloads asked for, as NUL-separated records.
+steps=()
+step() {
+	case " ${workloads[*]} " in
+	*" $2 "*) ;;
+	*) return 0 ;;
+	esac
+	local q
+	q=$(printf ' %q' "${@:2}")
+	steps+=("$1${q}")
+}
+
+# run_step I N T0 STEP: step I of N (STEP as step() stored it), with the
+# progress: elapsed, and what is left by the profile's estimates.
+run_step() {
+	local i=$1 n=$2 t0=$3 min w left=0 j args=()
+	read -r min w <<<"${4%% *} ${4#* }"
+	eval "args=(${4#* })"
+	w=${args[0]}
+	args=("${args[@]:1}")
+	for ((j = i; j < n; j++)); do left=$((left + ${steps[$j]%% *})); done
+	log "profile $profile: step $i/$n ($w, about $min min), elapsed $(awk -v s="$(since "$t0")" 'BEGIN { printf "%.0f", s / 60 }') min, about $left min left"
+	case $w in
+	boot)
+		[ "${args[0]:-}" != --repeats ] || repeats=${args[1]}
+		stage "workload boot" workload_boot
+		repeats=''
+		;;
+	*)
+		# shellcheck disable=SC2046 # probe_args: options, no spaces
+		stage "workload $w" workload_script "$w" $(probe_args "$w") "${args[@]}"
+		;;
+	esac
+}
+
+# probe_args WORKLOAD: --probe NAME for the workloads that run probes (A, B).
+probe_args() {
+	case $1 in A | B) echo "${workload_probe[*]}" ;; esac
+}
+
+# check_steps: every step's options pass its workload's --check-args.
+check_steps() {
+	local s w args=()
+	for s in "${steps[@]}"; do
+		eval "args=(${s#* })"
+		w=${args[0]}
+		# shellcheck disable=SC2046 # probe_args: options, no spaces
+		[ "$w" = boot ] || workload_script "$w" --check-args $(probe_args "$w") "${args[@]:1}" ||
+			die "profile $profile: the $w step's options are refused: ${s#* }"
+	done
+}
+
+run_profile() {
+	local i t0 s
+	"profile_$profile"
+	[ "${#steps[@]}" -gt 0 ] || die "profile $profile has no step for ${workloads[*]}"
+	check_steps
+	if [ -n "$dry_run" ]; then
+		for s in "${steps[@]}"; do echo "$s"; done
+		return 0
+	fi
+	t0=$(now)
+	for ((i = 0; i < ${#steps[@]}; i++)); do
+		run_step $((i + 1)) "${#steps[@]}" "$t0" "${steps[$i]}"
+	done
+}
+
 main() {
 	local w
+	case ${1:-} in
+	summary) exec "$VRB_ROOT/bench/report/summary.sh" "${@:2}" ;;
+	compare) exec "$VRB_ROOT/bench/report/compare-runs.sh" "${@:2}" ;;
+	esac
 	parse_args "$@"
+	if [ -n "$profile" ] && [ -n "$dry_run" ]; then
+		run_profile
+		return 0
+	fi
+	stage "packages" "$VRB_ROOT/scripts/install-deps.sh"
 	export VRB_RESULTS	# the workloads' own scripts write there too
 	for w in "${workloads[@]}"; do
 		case " $GUEST_WORKLOADS " in
@@ -262,6 +370,10 @@ main() {
 			;;
 		esac
 	done
+	if [ -n "$profile" ]; then
+		run_profile
+		return 0
+	fi
 	for w in "${workloads[@]}"; do
 		stage "workload $w" "workload_$w"
 	done

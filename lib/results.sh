@@ -53,12 +53,17 @@ results_claim() {
 	echo "$dir.partial"
 }
 
-# results_finish DIR.partial: the run is complete: rename the dir to its
-# final name (one rename: it appears whole) and print that.
+# results_finish DIR.partial: the run is complete: write its summary.md
+# and plots (bench/report/summary.sh; VRB_SUMMARY=0: not), rename the dir
+# to its final name (one rename: it appears whole) and print that.
 results_finish() {
 	local final=${1%.partial}
 	[ "$final" != "$1" ] || die "results_finish: $1 is not a partial result dir"
 	[ ! -e "$final" ] || die "cannot complete $1: $final exists"
+	if [ "${VRB_SUMMARY:-1}" = 1 ]; then
+		"$VRB_ROOT/bench/report/summary.sh" "$1" >&2 ||
+			warn "no summary.md for $final (bench/report/summary.sh failed): the run's files are complete"
+	fi
 	mv -T "$1" "$final" || die "cannot rename $1 to $final"
 	echo "$final"
 }

@@ -63,11 +63,34 @@ double bootci_tail(size_t n, double level)
 	return erfc(sqrt((double)n / (double)(n - 1)) * t / M_SQRT2) / 2;
 }
 
+/* The ratio's interval from its resamples r[0..got-1] (sorted here), n units. */
+static void interval(double *r, unsigned int got, unsigned int resamples, size_t n,
+		     double level, struct ratio_ci *out)
+{
+	if ((resamples - got) * 20ULL > resamples)
+		return;
+	qsort(r, got, sizeof(*r), cmp_double);
+	double tail = bootci_tail(n, level);
+
+	out->lo = bootci_quantile(r, got, tail);
+	out->hi = bootci_quantile(r, got, 1 - tail);
+	out->defined = 1;
+}
+
+static double resampled_mean(const double *x, size_t n, struct rng *g)
+{
+	double s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += x[rng_next(g) % n];
+	return s / (double)n;
+}
+
 int bootci_ratio(const double *arm, const double *ref, size_t n, unsigned int resamples,
 		 double level, uint64_t seed, struct ratio_ci *out)
 {
 	double sa = 0, sr = 0, *r;
-	unsigned int skipped = 0, got = 0;
+	unsigned int got = 0;
 	struct rng g;
 
 	if (resamples < 100 || resamples > 1000000 || !(level > 0 && level < 1))
@@ -93,19 +116,43 @@ int bootci_ratio(const double *arm, const double *ref, size_t n, unsigned int re
 			ba += arm[k];
 			br += ref[k];
 		}
-		if (br == 0)
-			skipped++;
-		else
+		if (br != 0)
 			r[got++] = ba / br;
 	}
-	if (skipped * 20ULL <= resamples) {
-		qsort(r, got, sizeof(*r), cmp_double);
-		double tail = bootci_tail(n, level);
+	interval(r, got, resamples, n, level, out);
+	free(r);
+	return 0;
+}
 
-		out->lo = bootci_quantile(r, got, tail);
-		out->hi = bootci_quantile(r, got, 1 - tail);
-		out->defined = 1;
+int bootci_ratio_unpaired(const double *arm, size_t na, const double *ref, size_t nr,
+			  unsigned int resamples, double level, uint64_t seed,
+			  struct ratio_ci *out)
+{
+	double sa = 0, sr = 0, *r;
+	unsigned int got = 0;
+	struct rng g;
+
+	if (resamples < 100 || resamples > 1000000 || !(level > 0 && level < 1))
+		return -1;
+	*out = (struct ratio_ci){ .units = na < nr ? na : nr, .ratio = NAN, .lo = NAN, .hi = NAN };
+	for (size_t i = 0; i < na; i++)
+		sa += arm[i];
+	for (size_t i = 0; i < nr; i++)
+		sr += ref[i];
+	if (na < BOOTCI_MIN_UNITS || nr < BOOTCI_MIN_UNITS || sr == 0)
+		return 0;
+	out->ratio = (sa / (double)na) / (sr / (double)nr);
+	r = malloc(sizeof(*r) * resamples);
+	if (!r)
+		return -1;
+	rng_seed(&g, seed);
+	for (unsigned int b = 0; b < resamples; b++) {
+		double ba = resampled_mean(arm, na, &g), br = resampled_mean(ref, nr, &g);
+
+		if (br != 0)
+			r[got++] = ba / br;
 	}
+	interval(r, got, resamples, out->units, level, out);
 	free(r);
 	return 0;
 }

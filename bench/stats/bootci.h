@@ -35,6 +35,16 @@ struct ratio_ci {
 int bootci_ratio(const double *arm, const double *ref, size_t n, unsigned int resamples,
 		 double level, uint64_t seed, struct ratio_ci *out);
 
+/*
+ * The same for two independent samples (two runs, no pairing): arm[0..na-1]
+ * and ref[0..nr-1] resampled separately; the ratio of their means. units is
+ * the smaller n (it sets the interval's expansion); each needs
+ * BOOTCI_MIN_UNITS.
+ */
+int bootci_ratio_unpaired(const double *arm, size_t na, const double *ref, size_t nr,
+			  unsigned int resamples, double level, uint64_t seed,
+			  struct ratio_ci *out);
+
 /* The tail probability the interval of n units is cut at, for a level. */
 double bootci_tail(size_t n, double level);
 

@@ -18,6 +18,7 @@
 struct opts {
 	const char *ref, *aa, *metric, *file;
 	int better;		/* +1: higher is better, -1: lower is, 0: not said */
+	int unpaired;		/* units of different arms are not matched */
 	unsigned int resamples;
 	double level;
 	uint64_t seed;
@@ -37,6 +38,9 @@ static void usage(FILE *f)
 		"  --better DIR       lower or higher: which way is better (verdicts then\n"
 		"                     say better/worse instead of lower/higher)\n"
 		"  --metric NAME      the first column of every row (default: value)\n"
+		"  --unpaired         the arms' units are independent (e.g. two runs): each\n"
+		"                     arm's and the reference's units resampled apart, the\n"
+		"                     ratio of their means over all their units\n"
 		"  --resamples N      bootstrap resamples, 100-1000000 (default 10000)\n"
 		"  --level L          confidence level, 0.5-0.999 (default 0.95)\n"
 		"  --seed N           the generator's seed (default 1)\n"
@@ -57,6 +61,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "resamples", required_argument, NULL, 'n' },
 		{ "level", required_argument, NULL, 'l' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "unpaired", no_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -109,6 +114,7 @@ static int parse(int argc, char **argv, struct opts *o)
 				return -1;
 			}
 			break;
+		case 'u': o->unpaired = 1; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -142,6 +148,51 @@ static size_t paired(const struct table *t, int arm, int ref, double *a, double 
 	return n;
 }
 
+/* The units where arm was measured, as an array. */
+static size_t column(const struct table *t, int arm, double *a)
+{
+	size_t n = 0;
+
+	for (size_t u = 0; u < t->nunits; u++) {
+		double x = table_get(t, u, (size_t)arm);
+
+		if (!isnan(x))
+			a[n++] = x;
+	}
+	return n;
+}
+
+static double mean(const double *x, size_t n)
+{
+	double s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += x[i];
+	return n ? s / (double)n : NAN;
+}
+
+/*
+ * arm against ref: paired, over the units both have (a, r: their values),
+ * or unpaired, over all of each one's units. Means in *ma, *mr.
+ */
+static int ratio(const struct opts *o, const struct table *t, int arm, int ref, double *a,
+		 double *r, struct ratio_ci *c, double *ma, double *mr)
+{
+	size_t n, na, nr;
+
+	if (!o->unpaired) {
+		n = paired(t, arm, ref, a, r);
+		*ma = mean(a, n);
+		*mr = mean(r, n);
+		return bootci_ratio(a, r, n, o->resamples, o->level, o->seed, c);
+	}
+	na = column(t, arm, a);
+	nr = column(t, ref, r);
+	*ma = mean(a, na);
+	*mr = mean(r, nr);
+	return bootci_ratio_unpaired(a, na, r, nr, o->resamples, o->level, o->seed, c);
+}
+
 static const char *direction(enum verdict v, int better)
 {
 	if (v == VERDICT_HIGHER)
@@ -150,20 +201,17 @@ static const char *direction(enum verdict v, int better)
 }
 
 static void row(const struct opts *o, const char *arm, const struct ratio_ci *c,
-		const double *a, const double *r, const struct ratio_ci *aa, int is_aa)
+		double ma, double mr, const struct ratio_ci *aa, int is_aa)
 {
 	enum verdict v = bootci_verdict(c), va = aa ? bootci_verdict(aa) : VERDICT_UNDEFINED;
-	double sa = 0, sr = 0;
 	char verdict[160];
 
-	for (size_t i = 0; i < c->units; i++) {
-		sa += a[i];
-		sr += r[i];
-	}
 	if (v == VERDICT_UNDEFINED)
 		snprintf(verdict, sizeof(verdict), "%s",
-			 c->units < BOOTCI_MIN_UNITS ? "undefined: fewer than 3 paired units" :
-			 sr == 0 ? "undefined: the reference is 0" :
+			 c->units < BOOTCI_MIN_UNITS ?
+			 (o->unpaired ? "undefined: fewer than 3 units" :
+			  "undefined: fewer than 3 paired units") :
+			 mr == 0 ? "undefined: the reference is 0" :
 			 "undefined: the reference is 0 in too many resamples");
 	else if (is_aa)
 		snprintf(verdict, sizeof(verdict), "%s",
@@ -176,8 +224,7 @@ static void row(const struct opts *o, const char *arm, const struct ratio_ci *c,
 			 aa && va != VERDICT_NONE && va != VERDICT_UNDEFINED ?
 			 " (but A/A differs too: not trusted)" : "");
 	if (c->units)
-		printf("%s,%s,%zu,%.6g,%.6g,", o->metric, arm, c->units, sa / (double)c->units,
-		       sr / (double)c->units);
+		printf("%s,%s,%zu,%.6g,%.6g,", o->metric, arm, c->units, ma, mr);
 	else
 		printf("%s,%s,0,,,", o->metric, arm);
 	if (isnan(c->ratio))
@@ -199,7 +246,7 @@ int main(int argc, char **argv)
 	struct table t;
 	struct opts o;
 	char err[512];
-	double *a = NULL, *r = NULL;
+	double *a = NULL, *r = NULL, ma, mr;
 	int ref, aa = -1, rc = 1;
 	FILE *f = stdin;
 
@@ -232,8 +279,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "compare: out of memory\n");
 		goto out;
 	}
-	if (aa >= 0 &&
-	    bootci_ratio(a, r, paired(&t, aa, ref, a, r), o.resamples, o.level, o.seed, &aa_ci)) {
+	if (aa >= 0 && ratio(&o, &t, aa, ref, a, r, &aa_ci, &ma, &mr)) {
 		fprintf(stderr, "compare: bootstrap failed\n");
 		goto out;
 	}
@@ -255,12 +301,11 @@ int main(int argc, char **argv)
 			printf("reference\n");
 			continue;
 		}
-		n = paired(&t, (int)i, ref, a, r);
-		if (bootci_ratio(a, r, n, o.resamples, o.level, o.seed, &c)) {
+		if (ratio(&o, &t, (int)i, ref, a, r, &c, &ma, &mr)) {
 			fprintf(stderr, "compare: bootstrap failed\n");
 			goto out;
 		}
-		row(&o, t.arms[i], &c, a, r, aa >= 0 ? &aa_ci : NULL, (int)i == aa);
+		row(&o, t.arms[i], &c, ma, mr, aa >= 0 ? &aa_ci : NULL, (int)i == aa);
 	}
 	rc = 0;
 out:

@@ -182,6 +182,36 @@ static int test_table(void)
 	return 0;
 }
 
+static int test_unpaired(void)
+{
+	/* two runs of different sizes: a 1.5x shift found, equal samples not */
+	const double ref[] = { 10, 12, 8, 11, 9, 10 }, same[] = { 9, 11, 10, 12, 8 };
+	double up[5];
+	struct ratio_ci c;
+
+	for (int i = 0; i < 5; i++)
+		up[i] = same[i] * 1.5;
+	CHECK(!bootci_ratio_unpaired(up, 5, ref, 6, 10000, 0.95, 1, &c));
+	CHECK(c.units == 5 && near(c.ratio, 1.5) && c.lo > 1 && c.hi > c.ratio);
+	CHECK(bootci_verdict(&c) == VERDICT_HIGHER);
+	CHECK(!bootci_ratio_unpaired(same, 5, ref, 6, 10000, 0.95, 1, &c));
+	CHECK(near(c.ratio, 1) && bootci_verdict(&c) == VERDICT_NONE);
+	/* unpaired intervals are wider than paired ones on paired data */
+	struct ratio_ci p;
+	double ref5[5];
+
+	for (int i = 0; i < 5; i++)
+		ref5[i] = same[i] * 1.4;
+	CHECK(!bootci_ratio(up, ref5, 5, 10000, 0.95, 1, &p));
+	CHECK(!bootci_ratio_unpaired(up, 5, ref5, 5, 10000, 0.95, 1, &c));
+	CHECK(c.hi - c.lo > p.hi - p.lo);
+	/* fewer than 3 units in either: undefined */
+	CHECK(!bootci_ratio_unpaired(up, 2, ref, 6, 1000, 0.95, 1, &c) && !c.defined);
+	CHECK(!bootci_ratio_unpaired(up, 5, ref, 2, 1000, 0.95, 1, &c) && !c.defined);
+	CHECK(bootci_ratio_unpaired(up, 5, ref, 6, 99, 0.95, 1, &c) == -1);
+	return 0;
+}
+
 int main(void)
 {
 	static const struct {
@@ -195,6 +225,7 @@ int main(void)
 		{ "noise_holds_one", test_noise_holds_one },
 		{ "repeatable", test_repeatable },
 		{ "undefined", test_undefined },
+		{ "unpaired", test_unpaired },
 		{ "coverage", test_coverage },
 		{ "table", test_table },
 	};

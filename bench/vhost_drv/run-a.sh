@@ -71,6 +71,7 @@ Settings:
   bN       patched, the device's vhost-net rx batch N (1-256, VHOST_NET_SET_VRING_RX_BATCH)
   zZbN     patched, tun.tx_ring_zero_batch=Z (1-256), rx_batch=N: z1b1 is
            "before" in seed 002 (no batch zeroing, no batch dequeue)
+  zqbN     the same with Z a quarter of the ring: tx_queue_len / 4 (1-256)
   NAME_aa  the A/A copy of a setting (same knobs, its own arm)
 
   --settings LIST    (default: "$settings")
@@ -170,7 +171,8 @@ parse_args() {
 	[ "$(tr ' ' '\n' <<<"$settings" | sort | uniq -d)" = "" ] || die "--settings names a setting twice"
 }
 
-# setting_knobs NAME: "RX_BATCH:ZERO_BATCH" ("-" leaves a knob alone).
+# setting_knobs NAME [TXQLEN]: "RX_BATCH:ZERO_BATCH" ("-" leaves a knob
+# alone); zqbN's zeroing batch is a quarter of TXQLEN (default 4: a check).
 setting_knobs() {
 	case $(aa_base "$1") in
 	stock) echo "-:-" ;;
@@ -180,6 +182,15 @@ setting_knobs() {
 		check_range "setting $1" "$b" 1 256 >/dev/null
 		echo "$b:0"
 		;;
+	zqb[0-9]*)
+		local z b
+		b=$(aa_base "${1#zqb}")
+		z=$((${2:-4} / 4))
+		[ "$z" -ge 1 ] || z=1
+		[ "$z" -le 256 ] || z=256
+		check_range "setting $1: rx batch" "$b" 1 256 >/dev/null
+		echo "$b:$z"
+		;;
 	z[0-9]*b[0-9]*)
 		local z b
 		z=$(aa_base "${1#z}") b=$(aa_base "${1#*b}")
@@ -188,7 +199,7 @@ setting_knobs() {
 		check_range "setting $1: rx batch" "$b" 1 256 >/dev/null
 		echo "$b:$z"
 		;;
-	*) die "unknown setting '$1' (stock, bN, zZbN, each also as NAME_aa)" ;;
+	*) die "unknown setting '$1' (stock, bN, zZbN, zqbN, each also as NAME_aa)" ;;
 	esac
 }
 
@@ -207,7 +218,7 @@ boot() {
 	load1=$(host_load1)
 	for t in "$@"; do
 		s=${t%%:*} q=${t#*:}
-		gt+=("$s-$q:$(setting_knobs "$s"):$q")
+		gt+=("$s-$q:$(setting_knobs "$s" "$q"):$q")
 	done
 	dir=$out/boots/r$r-$kernel
 	mkdir -p "$dir"
@@ -367,6 +378,10 @@ main() {
 		"probe=${probe:-none}" "guest_vcpus=$vcpus"
 		"host_cpus=vCPU threads on $cpu_vcpu; QEMU's other threads on $cpu_other" "host_busy_cpus_at_start=$busy")
 	results_csv_open "$out/trials.csv" "$TRIAL_COLS" "${meta[@]}"
+	local t0 n=0 total
+	t0=$(now)
+	# shellcheck disable=SC2086 # word list
+	total=$((repeats * $(for s in $settings; do setting_kernel "$s"; done | sort -u | wc -l)))
 	for r in $(seq "$repeats"); do
 		# the kernels alternate: stock first on odd repeats
 		kernels="stock patched"
@@ -379,7 +394,8 @@ main() {
 				for q in $txqlens; do trials+=("$s:$q"); done
 			done
 			[ "${#trials[@]}" -gt 0 ] || continue
-			log "A: repeat $r/$repeats, $k kernel: ${#trials[@]} trials"
+			n=$((n + 1))
+			log "A: boot $n/$total: repeat $r/$repeats, $k kernel: ${#trials[@]} trials$(progress_eta "$n" "$total" "$t0")"
 			boot "$r" "$k" "${trials[@]}"
 		done
 	done

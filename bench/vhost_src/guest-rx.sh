@@ -43,13 +43,16 @@ trap vn_load_stop EXIT
 vn_load_start "$load"
 [ "$load" -eq 0 ] || echo "guest_load=$load"
 [ -z "$probe" ] || probe_start "$probe"
+# The count before the link is up: the flood starts when it is, and a slow
+# guest (KASAN, a busy loop on its one vCPU) may take longer to read the
+# count than a short flood lasts.
+start=$SECONDS last=$(rx) quiet=0 first=''
 ip link set "$iface" up
 
 # Wait for the first frame, then until no frame came for 2 s (polled every
 # 0.5 s; every 0.05 s when it must go down at a frame count).
 step=0.5 quiet_max=4
 [ -z "$down_frames" ] || step=0.05 quiet_max=40
-start=$SECONDS last=$(rx) quiet=0 first=''
 while [ $((SECONDS - start)) -lt "$max" ]; do
 	sleep "$step"
 	now=$(rx)

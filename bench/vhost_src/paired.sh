@@ -165,12 +165,13 @@ paired_tables() {
 # paired_main: every repeat boots each kernel the settings need (the order
 # alternates), per ring and rate.
 paired_main() {
-	local r k ring rate kernels sets n=0 total per_round
+	local r k ring rate kernels sets n=0 total per_round t0
 	results_csv_open "$out/blocks.csv" "$BLOCK_COLS" "${meta[@]}"
 	results_csv_open "$out/intervals.csv" "repeat,kernel,rate_pps,t_s,offered,delivered,dropped,avail_min,avail_mean,phase,rx_queue_size" "${meta[@]}"
 	# shellcheck disable=SC2086 # a word list
 	kernels=$(for s in $settings; do setting_kernel "$s"; done | sort -u | tr '\n' ' ')
 	total=$((repeats * $(wc -w <<<"$kernels") * $(wc -w <<<"$rings") * $(wc -w <<<"$rates")))
+	t0=$(now)
 	# shellcheck disable=SC2086 # a word list
 	per_round=$(for s in $settings; do setting_kernel "$s"; done | sort | uniq -c | sort -rn | awk 'NR == 1 { print $1 }')
 	for r in $(seq "$repeats"); do
@@ -185,7 +186,7 @@ paired_main() {
 			sets=$(pad_to "$per_round" $sets)
 			for ring in $rings; do for rate in $rates; do
 				n=$((n + 1))
-				log "B: boot $n/$total: repeat $r, $k kernel, ring $ring, $rate pps: $rounds rounds of ${sets//$'\n'/ }"
+				log "B: boot $n/$total: repeat $r, $k kernel, ring $ring, $rate pps: $rounds rounds of ${sets//$'\n'/ }$(progress_eta "$n" "$total" "$t0")"
 				# shellcheck disable=SC2086 # a word list
 				paired_boot "$r" "$k" "$ring" "$rate" $sets
 			done; done

@@ -112,7 +112,8 @@ Settings (kernel and virtio_net knobs):
   --duration S       boots: seconds of traffic per trial (default: $duration)
   --interval MS      interval of the per-interval rows (default: 500 paired,
                      1000 boots)
-  --rings LIST       rx_queue_size values, 256 and/or 1024 (default: "$rings")
+  --rings LIST       rx_queue_size values: 256, 512 and/or 1024 (QEMU's
+                     virtio-net takes powers of 2 from 256 to 1024) (default: "$rings")
   --ring N           the same, one value
   --guest-load N     N busy loops in the guest while the flood runs, 0-8
                      (default: $guest_load)
@@ -200,7 +201,7 @@ parse_args() {
 	check_range --interval "$interval" 10 60000
 	[ -n "$rings" ] || die "--rings is empty"
 	for r in $rings; do
-		case $r in 256 | 1024) ;; *) die "--ring must be 256 or 1024, not '$r'" ;; esac
+		case $r in 256 | 512 | 1024) ;; *) die "--ring must be 256, 512 or 1024, not '$r'" ;; esac
 	done
 	check_range --guest-load "$guest_load" 0 8
 	check_range --ndr-steps "$ndr_steps" 0 20
@@ -360,8 +361,9 @@ summary() {
 # stepping together (one trial each per step, settings rotated per step);
 # rows to ndr_trials.csv and ndr.csv.
 ndr_search() {
-	local top=$1 q step ring s rate row pct n=0 total
+	local top=$1 q step ring s rate row pct n=0 total t0
 	declare -A lo hi
+	t0=$(now)
 	total=$((ndr_repeats * ndr_steps * $(wc -w <<<"$rings") * $(wc -w <<<"$settings")))
 	for q in $(seq "$ndr_repeats"); do
 		for ring in $rings; do for s in $settings; do lo[$s,$ring]=0 hi[$s,$ring]=$top; done; done
@@ -371,7 +373,7 @@ ndr_search() {
 				for s in $(rotate $((step + q)) $settings); do
 					n=$((n + 1))
 					rate=$(((lo[$s,$ring] + hi[$s,$ring]) / 2))
-					log "B: zero-loss search $n/$total: search $q step $step, $s, ring $ring, $rate pps"
+					log "B: zero-loss search $n/$total: search $q step $step, $s, ring $ring, $rate pps$(progress_eta "$n" "$total" "$t0")"
 					row=$(run_trial "ndr$q-$step-$s-$ring" "$q" "$s" "$ring" "$rate" "$out/ndr_trials.csv")
 					pct=$(cut -d, -f9 <<<"$row")
 					if awk -v p="$pct" -v t="$ndr_tolerance" 'BEGIN { exit !(p <= t) }'; then
@@ -460,7 +462,8 @@ boots_verdicts() {
 
 # boots_main: the boots design: one boot per trial; then the searches.
 boots_main() {
-	local r s rate ring n=0 total id
+	local r s rate ring n=0 total id t0
+	t0=$(now)
 	results_csv_open "$out/trials.csv" "$TRIAL_COLS" "${meta[@]}"
 	results_csv_open "$out/intervals.csv" "repeat,setting,rate_pps,t_s,offered,delivered,dropped,avail_min,avail_mean,phase,rx_queue_size" "${meta[@]}"
 	total=$((repeats * $(wc -w <<<"$settings") * $(wc -w <<<"$rates") * $(wc -w <<<"$rings")))
@@ -470,7 +473,7 @@ boots_main() {
 		for s in $(rotate "$r" $settings); do for ring in $rings; do for rate in $rates; do
 			n=$((n + 1))
 			id=r$r-$s-$ring-$rate
-			log "B: trial $n/$total: repeat $r, $s, ring $ring, $rate pps"
+			log "B: trial $n/$total: repeat $r, $s, ring $ring, $rate pps$(progress_eta "$n" "$total" "$t0")"
 			run_trial "$id" "$r" "$s" "$ring" "$rate" "$out/trials.csv" \
 				${down_after:+$((down_after * rate))} >/dev/null
 			tail -n +2 "$tdir/$id/intervals.csv" | sed "s/^/$r,$s,$rate,/; s/\$/,$ring/" >>"$out/intervals.csv"

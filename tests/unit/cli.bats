@@ -9,7 +9,7 @@ setup() {
 }
 
 @test "every script has a --help that exits 0" {
-	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh scripts/install-deps.sh scripts/check-series.sh scripts/export-series.sh bench/ptr_ring/sweep.sh bench/vhost_src/run-b.sh bench/vhost_drv/run-a.sh bench/ringsim/run-model.sh; do
+	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh scripts/install-deps.sh scripts/check-series.sh scripts/export-series.sh bench/ptr_ring/sweep.sh bench/vhost_src/run-b.sh bench/vhost_drv/run-a.sh bench/ringsim/run-model.sh bench/report/summary.sh bench/report/compare-runs.sh; do
 		run "$VRB_ROOT/$s" --help
 		[ "$status" -eq 0 ]
 		[[ "$output" == Usage:* ]]
@@ -17,7 +17,7 @@ setup() {
 }
 
 @test "an unknown option is refused by every script" {
-	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh scripts/install-deps.sh scripts/check-series.sh scripts/export-series.sh bench/ptr_ring/sweep.sh bench/vhost_src/run-b.sh bench/vhost_drv/run-a.sh bench/ringsim/run-model.sh; do
+	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh scripts/install-deps.sh scripts/check-series.sh scripts/export-series.sh bench/ptr_ring/sweep.sh bench/vhost_src/run-b.sh bench/vhost_drv/run-a.sh bench/ringsim/run-model.sh bench/report/summary.sh bench/report/compare-runs.sh; do
 		run "$VRB_ROOT/$s" --no-such-option
 		[ "$status" -ne 0 ]
 		[[ "$output" == *"unknown option '--no-such-option'"* ]]
@@ -32,7 +32,7 @@ setup() {
 	[[ "$output" == *"unknown kernel variant 'bogus'"* ]]
 	run "$VRB_ROOT/run-bench.sh" --accel xen
 	[[ "$output" == *"unknown accelerator 'xen'"* ]]
-	run "$VRB_ROOT/run-bench.sh" --repeats 0
+	run "$VRB_ROOT/run-bench.sh" boot --repeats 0
 	[[ "$output" == *"--repeats must be an integer from 1 to 1000"* ]]
 	run "$VRB_ROOT/run-bench.sh" --vcpus
 	[[ "$output" == *"--vcpus needs a value"* ]]
@@ -40,10 +40,46 @@ setup() {
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"options after -- need exactly one workload"* ]]
 	# options after -- reach the workload's script, which checks them
-	run "$VRB_ROOT/run-bench.sh" B -- --rings 512
+	run "$VRB_ROOT/run-bench.sh" B -- --rings 384
 	[ "$status" -ne 0 ]
-	[[ "$output" == *"--ring must be 256 or 1024, not '512'"* ]]
+	[[ "$output" == *"--ring must be 256, 512 or 1024, not '384'"* ]]
 	[ ! -e "$VRB_CACHE" ]
+}
+
+@test "run-bench.sh profiles: quick by default, full on request, each step's options checked; bad use refused" {
+	run "$VRB_ROOT/run-bench.sh" --dry-run
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# every workload of the default set, in order, each with its minutes
+	[ "$(awk '{ print $2 }' <<<"$output" | tr '\n' ' ')" = "boot ptr_ring A B " ]
+	grep -q '^[0-9]* A --settings stock\\ b1\\ b16\\ b64\\ z1b64\\ zqb64 ' <<<"$output"
+	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run B
+	[ "$status" -eq 0 ]
+	[ "$(wc -l <<<"$output")" -eq 2 ]
+	grep -q -- '--rings 256\\ 512\\ 1024' <<<"$output"
+	grep -q -- '--design boots .* --ndr-steps 5' <<<"$output"
+	run "$VRB_ROOT/run-bench.sh" --profile nope
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"unknown profile 'nope' (known: quick full)"* ]]
+	run "$VRB_ROOT/run-bench.sh" --profile quick A -- --repeats 2
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no -- WORKLOAD-OPTIONS with it"* ]]
+	run "$VRB_ROOT/run-bench.sh" --repeats 3
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"the quick profile sets the repeats"* ]]
+	run "$VRB_ROOT/run-bench.sh" A --dry-run
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--dry-run prints a profile's steps"* ]]
+	run "$VRB_ROOT/run-bench.sh" --profile quick --dry-run model
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"profile quick has no step for model"* ]]
+	# the report commands are reached through run-bench.sh
+	run "$VRB_ROOT/run-bench.sh" summary
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no result directory given"* ]]
+	run "$VRB_ROOT/run-bench.sh" compare --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == Usage:* ]]
 }
 
 @test "guest-run.sh checks its numbers, the kernel image and the command before booting" {

@@ -18,7 +18,7 @@ setup() {
 	run make -s -C "$VRB_ROOT/bench/stats" BUILD="$VRB_CACHE/stats" check
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"stats: 9 passed, 0 failed"* ]]
+	[[ "$output" == *"stats: 10 passed, 0 failed"* ]]
 }
 
 @test "on the recorded run: legacy refills less and starves more than auto; mn16's drops are not told apart" {

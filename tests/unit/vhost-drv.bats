@@ -65,7 +65,7 @@ setup() {
 	export VRB_CACHE=$BATS_TEST_TMPDIR/cache
 	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings "stock bogus"
 	[ "$status" -ne 0 ]
-	[[ "$output" == *"unknown setting 'bogus' (stock, bN, zZbN, each also as NAME_aa)"* ]]
+	[[ "$output" == *"unknown setting 'bogus' (stock, bN, zZbN, zqbN, each also as NAME_aa)"* ]]
 	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings b257
 	[[ "$output" == *"setting b257 must be an integer from 1 to 256"* ]]
 	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings z0b64

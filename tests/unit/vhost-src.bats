@@ -49,10 +49,12 @@ setup() {
 	[[ "$output" == *"unknown setting 'bogus'"* ]]
 	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --settings mn65
 	[[ "$output" == *"must be an integer from 0 to 64"* ]]
-	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --ring 512
-	[[ "$output" == *"--ring must be 256 or 1024"* ]]
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --ring 128
+	[[ "$output" == *"--ring must be 256, 512 or 1024, not '128'"* ]]
 	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --rings "256 2048"
-	[[ "$output" == *"--ring must be 256 or 1024, not '2048'"* ]]
+	[[ "$output" == *"--ring must be 256, 512 or 1024, not '2048'"* ]]
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --check-args --rings "256 512 1024"
+	[ "$status" -eq 0 ]
 	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --ndr-tolerance 100
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"is not a percentage"* ]]

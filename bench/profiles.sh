@@ -1,0 +1,36 @@
+# shellcheck shell=bash
+# The benchmark profiles of ./run-bench.sh, in one place: each is a list of
+# steps, "step MINUTES WORKLOAD OPTIONS...", run in order; MINUTES is the
+# step's expected wall time on a 2-core TCG host once the kernels are built
+# (the progress line's estimate of what is left), OPTIONS go to the
+# workload's script (bench/*/run-*.sh, sweep.sh; their --help).
+#
+# quick: every workload and its A/A arm, few settings and repeats: about
+# 30 minutes. full: the seeds' tables (issue "The seeds' tables"): seed
+# 000's rx batch sweep, seed 002's zeroing batches x tx_queue_len, seed
+# 003's refill rules x 0.7/0.9/1.1 of capacity x ring 256/512/1024 with a
+# zero-loss search per rule and ring: many hours.
+
+# shellcheck disable=SC2034 # used by run-bench.sh
+PROFILES="quick full"
+
+profile_quick() {
+	step 2 boot
+	step 2 ptr_ring --sizes "16 64 256" --zbatches "0 1 4 16" --cbatches 1 --modes drop --work 0 --repeats 3
+	step 8 A --settings "stock b1 b16 b64 z1b64 zqb64" --txqlens "64 500" --repeats 3 --count 20000
+	step 16 B --settings "stock auto legacy mn16" --fractions "0.9" --rings "256 1024" --repeats 2 --rounds 4
+}
+
+profile_full() {
+	step 5 boot --repeats 3
+	step 40 ptr_ring --repeats 5
+	# seed 000: vhost-net rx batch -> pps
+	step 60 A --settings "stock b1 b2 b4 b8 b16 b32 b64 b128 b256" --txqlens 500 --repeats 5 --count 30000
+	# seed 002: zeroing batch (stock rule, 1, 4, 16, a quarter of the ring) x tx_queue_len
+	step 90 A --settings "stock b64 z1b64 z4b64 z16b64 zqb64" --txqlens "16 64 500 1000" --repeats 5 --count 30000
+	# seed 003: refill rules x load x ring (paired), then the zero-loss rates
+	step 300 B --settings "stock auto legacy mn8 mn16 mn64 cap64" --fractions "0.7 0.9 1.1" \
+		--rings "256 512 1024" --repeats 3 --rounds 4
+	step 150 B --design boots --settings "stock auto legacy mn8 mn16 mn64 cap64" --rings "256 512 1024" \
+		--fractions "0.9" --repeats 1 --duration 5 --ndr-steps 5
+}

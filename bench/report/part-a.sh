@@ -1,0 +1,151 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2016 # awk expressions in single quotes
+# shellcheck disable=SC2154 # dir, plot_dir, plots, verdicts_md, plots_md: set by summary.sh
+# summary.md for workload A (trials.csv): per tx_queue_len, the A/A line,
+# seed 000's "rx batch -> pps" and seed 002's "xmit / dropped / total /
+# % dropped", every row against the reference with its interval; plots of
+# pps against the rx batch and % dropped against the zeroing batch.
+
+# medians CSV FILTER COL...: "setting,median(COL1),..." per setting (in the
+# order of first appearance) over the rows FILTER selects.
+medians() {
+	local csv=$1 filter=$2 header prog cols=() c
+	shift 2
+	header=$(grep -m 1 -v '^#' "$csv")
+	for c in "$@"; do cols+=("$(stats_expr "$header" "\$$c")"); done
+	prog="function med(k, n,   i, j, t, a) { for (i = 1; i <= n; i++) a[i] = v[k, i]
+			for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+		NR > 1 && ($(stats_expr "$header" "$filter")) {
+			s = \$$(stats_expr "$header" '$setting' | tr -d '$')
+			if (!(s in n)) S[++ns] = s
+			n[s]++
+			$(i=0; for c in "${cols[@]}"; do i=$((i + 1)); printf 'v["%s", s, n[s]] = %s + 0\n' "$i" "$c"; done)
+		}
+		END { for (k = 1; k <= ns; k++) { s = S[k]; line = s
+			for (c = 1; c <= $#; c++) { for (i = 1; i <= n[s]; i++) v[\"m\", i] = v[c, s, i]
+				line = line \",\" med(\"m\", n[s]) }
+			print line } }"
+	grep -v '^#' "$csv" | awk -F, "$prog"
+}
+
+# a_cell Q: the markdown of one tx_queue_len.
+a_cell() {
+	local q=$1 csv=$dir/trials.csv f rows_pps rows_drop s row
+	f="\$txqlen == $q"
+	rows_pps=$(cell_rows "$csv" '"r" $repeat' '$setting' '$pktgen_pps' "$f" pktgen_pps higher "$ref" "$aa_arm")
+	rows_drop=$(cell_rows "$csv" '"r" $repeat' '$setting' '$drop_pct' "$f" drop_pct lower "$ref" "$aa_arm")
+	echo "### tx_queue_len $q"
+	echo
+	if [ -n "$aa_arm" ]; then
+		for row in "$(grep "^pktgen_pps,$aa_arm," <<<"$rows_pps")" "$(grep "^drop_pct,$aa_arm," <<<"$rows_drop")"; do
+			[ -z "$row" ] || printf '**A/A** (%s against %s, the noise floor): %s ratio %s, %s.\n\n' "$aa_arm" "$ref" \
+				"$(cut -d, -f1 <<<"$row")" "$(ratio_cell "$row")" "$(cut -d, -f12 <<<"$row")"
+		done
+	fi
+	echo "Seed 000's shape: vhost-net rx batch -> pktgen pps (mean over repeats with its 95 % interval; ratio to $ref paired by repeat):"
+	echo
+	echo "| setting | kernel | rx batch | zeroing batch | repeats | pps mean [95 % CI] | pps median | ratio to $ref [95 % CI] | verdict |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	join_rows "$csv" "$f" "$rows_pps" pktgen_pps | while IFS='|' read -r info n mean lo hi med rat verdict; do
+		IFS=, read -r s kern rxb zb <<<"$info"
+		echo "| $s | $kern | $rxb | ${zb/#0/stock rule} | $n | $(printf '%.0f [%.0f, %.0f]' "$mean" "$lo" "$hi") | $med | $rat | $verdict |"
+	done
+	echo
+	echo "Seed 002's shape: xmit / dropped / total / % dropped (medians over repeats; ratio of the mean % dropped to $ref's, paired by repeat):"
+	echo
+	echo "| setting | zeroing batch | rx batch | xmit | dropped | total | % dropped | ratio to $ref [95 % CI] | verdict |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	while IFS=, read -r s xm dr to dp; do
+		row=$(grep "^drop_pct,$s," <<<"$rows_drop" || true)
+		IFS=, read -r _ kern rxb zb _ <<<"$(setting_info "$csv" "$s")"
+		echo "| $s | ${zb/#0/stock rule} | $rxb | $xm | $dr | $to | $dp | $(ratio_cell "$row") | $(cut -d, -f12 <<<"$row") |"
+	done < <(medians "$csv" "$f" xmit dropped total drop_pct)
+	echo
+	{ grep -v '^$' <<<"$rows_pps"; grep -v '^$' <<<"$rows_drop"; } | while IFS= read -r row; do
+		words "$row" "tx_queue_len $q" "$ref"
+	done >>"$verdicts_md"
+}
+
+# setting_info CSV S: "setting,kernel,rx_batch,zero_batch" of S's first row.
+setting_info() {
+	grep -v '^#' "$1" | awk -F, -v s="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["setting"] == s { print s "," $c["kernel"] "," $c["rx_batch"] "," $c["zero_batch"]; exit }'
+}
+
+# join_rows CSV FILTER ROWS METRIC: per setting, in the run's order,
+# "s,kernel,rx,zero|units|mean|lo|hi|median|ratio cell|verdict".
+join_rows() {
+	local csv=$1 f=$2 rows=$3 m=$4 s n mean lo hi med row cis
+	cis=$(mean_ci "$csv" '"r" $repeat' '$setting' "\$$m" "$f")
+	for s in $(meta "$csv" settings); do
+		IFS=, read -r _ n mean lo hi <<<"$(grep "^$s," <<<"$cis" || true)"
+		[ -n "$n" ] || continue
+		med=$(medians "$csv" "$f" "$m" | awk -F, -v s="$s" '$1 == s { print $2 }')
+		row=$(grep "^$m,$s," <<<"$rows" || true)
+		printf '%s|%s|%s|%s|%s|%s|%s|%s\n' "$(setting_info "$csv" "$s")" "$n" "$mean" "${lo:-$mean}" \
+			"${hi:-$mean}" "$med" "$(ratio_cell "$row")" "$(cut -d, -f12 <<<"$row")"
+	done
+}
+
+# a_plots: pps against the rx batch, % dropped against the zeroing batch,
+# a line per tx_queue_len (the mean over repeats, 95 % interval bars).
+a_plots() {
+	local csv=$dir/trials.csv q data="$plot_dir/a-data" s n mean lo hi kern rxb zb
+	local pps_plot=() drop_plot=()
+	mkdir -p "$data"
+	for q in $txqlens; do
+		: >"$data/pps-$q.dat"
+		: >"$data/drop-$q.dat"
+		while IFS=, read -r s n mean lo hi; do
+			IFS=, read -r _ kern rxb zb <<<"$(setting_info "$csv" "$s")"
+			# pps: patched settings with the stock zeroing rule
+			[ "$kern" = patched ] && [ "$zb" = 0 ] && [ "$s" = "$(aa_base "$s")" ] &&
+				echo "$rxb $mean ${lo:-$mean} ${hi:-$mean}" >>"$data/pps-$q.dat"
+		done < <(mean_ci "$csv" '"r" $repeat' '$setting' '$pktgen_pps' "\$txqlen == $q")
+		while IFS=, read -r s n mean lo hi; do
+			IFS=, read -r _ kern rxb zb <<<"$(setting_info "$csv" "$s")"
+			[ "$kern" = patched ] && [ "$zb" != 0 ] &&
+				echo "$zb $mean ${lo:-$mean} ${hi:-$mean} $rxb" >>"$data/drop-$q.dat"
+		done < <(mean_ci "$csv" '"r" $repeat' '$setting' '$drop_pct' "\$txqlen == $q")
+		sort -n -o "$data/pps-$q.dat" "$data/pps-$q.dat"
+		sort -n -o "$data/drop-$q.dat" "$data/drop-$q.dat"
+		[ ! -s "$data/pps-$q.dat" ] || pps_plot+=("'$data/pps-$q.dat' using 1:2:3:4 with yerrorlines title 'tx_queue_len $q'")
+		[ ! -s "$data/drop-$q.dat" ] || drop_plot+=("'$data/drop-$q.dat' using 1:2:3:4 with yerrorlines title 'tx_queue_len $q'")
+	done
+	if [ "${#pps_plot[@]}" -gt 0 ]; then
+		plot "$plot_dir/a-pps-vs-rx_batch.png" "set title 'Workload A: pktgen pps by vhost-net rx batch (mean, 95 % CI)'
+set xlabel 'vhost-net rx batch'; set ylabel 'pps'; set logscale x 2
+plot $(IFS=,; echo "${pps_plot[*]}")"
+		plots_md+=("![pps by rx batch](plots/a-pps-vs-rx_batch.png)")
+	fi
+	if [ "${#drop_plot[@]}" -gt 0 ]; then
+		plot "$plot_dir/a-drop-vs-zero_batch.png" "set title 'Workload A: % dropped by the tx ring zeroing batch (mean, 95 % CI)'
+set xlabel 'tun.tx_ring_zero_batch'; set ylabel '% dropped'; set logscale x 2
+plot $(IFS=,; echo "${drop_plot[*]}")"
+		plots_md+=("![% dropped by zeroing batch](plots/a-drop-vs-zero_batch.png)")
+	else
+		plots_notes+=("No zeroing-batch plot: the run has no zZbN setting.")
+	fi
+	rm -rf "$data"
+}
+
+summary_a() {
+	local csv=$dir/trials.csv q
+	[ -f "$csv" ] || die "$dir: no trials.csv (a workload A result dir?)"
+	ref=$(meta "$csv" reference)
+	aa_arm=$(meta "$csv" aa_arm)
+	txqlens=$(meta "$csv" txqlens)
+	[ "$aa_arm" != none ] || aa_arm=""
+	[ -n "$ref" ] || die "$csv: no reference in its metadata (a run before the paired design)"
+	[ -n "$txqlens" ] ||
+		die "$csv: no txqlens in its metadata"
+	echo "# Workload A: $(meta "$csv" workload)"
+	echo
+	md_meta "$csv"
+	echo
+	echo "Settings: $(meta "$csv" settings); reference $ref; $(meta "$csv" repeats) repeats (a unit is a repeat: one boot per kernel runs all its settings)."
+	echo
+	for q in $txqlens; do a_cell "$q"; done
+	[ "$plots" = 0 ] || a_plots
+}

@@ -1,0 +1,99 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2154 # dir, plot_dir, plots, verdicts_md, plots_md: set by summary.sh
+# summary.md for the ptr_ring sweep (patched against stock per point; a
+# heat map of ring size x zeroing batch), the model (its tables and plots)
+# and the boot workload (boot times).
+
+# md_csv CSV: a CSV (its metadata skipped) as a markdown table.
+md_csv() {
+	grep -v '^#' "$1" | awk -F, 'NR == 1 { printf "|"; for (i = 1; i <= NF; i++) printf " %s |", $i; print ""
+			printf "|"; for (i = 1; i <= NF; i++) printf "---|"; print ""; next }
+		{ printf "|"; for (i = 1; i <= NF; i++) printf " %s |", $i; print "" }'
+}
+
+# ptr_heatmaps: per mode, consumer work and consumer batch, the patched
+# header's median items/s per ring size and zeroing batch, relative to
+# the header's own rule at that size (1 = the stock rule).
+ptr_heatmaps() {
+	local sum=$dir/summary.csv combo mode work cb n=0
+	while read -r combo; do
+		IFS=, read -r mode work cb <<<"$combo"
+		n=$((n + 1))
+		[ "$n" -le 8 ] || { plots_notes+=("Heat maps: the first 8 mode/work/batch combinations only."); break; }
+		local label kind
+		kind=$(grep -v '^#' "$sum" | awk -F, -v m="$mode" -v w="$work" -v c="$cb" -v out="$plot_dir/heat.dat" '
+			NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
+			$k["impl"] == "patched" && $k["mode"] == m && $k["work"] == w && $k["cbatch"] == c {
+				if ($k["zbatch_req"] == 0) own[$k["size"]] = $k["median_items_per_s"]
+				else v[$k["size"] "," $k["zbatch"]] = $k["median_items_per_s"] }
+			END { rel = 0; for (x in v) { split(x, p, ","); if (own[p[1]]) rel = 1 }
+				for (x in v) { split(x, p, ","); printf "%s %s %.3f\n", p[2], p[1], rel ? v[x] / own[p[1]] : v[x] / 1e6 > out }
+				print rel ? "rel" : "abs" }')
+		[ -s "$plot_dir/heat.dat" ] || continue
+		label="million items/s"
+		[ "$kind" = abs ] || label='items/s relative to zeroing batch 0 (the header rule)'
+		plot "$plot_dir/ptr_ring-heat-$mode-w$work-c$cb.png" "set title 'ptr_ring (patched header), $mode, consumer work $work, consumer batch $cb: $label'
+set xlabel 'zeroing batch'; set ylabel 'ring size'; set logscale x 2; set logscale y 2
+set view map; set palette rgbformulae 33,13,10; set cblabel '$label'; set offsets graph 0.06, graph 0.06, graph 0.06, graph 0.06
+plot '$plot_dir/heat.dat' using 1:2:3 with points pt 5 ps 3.5 palette notitle, '' using 1:2:(sprintf('%.2f', \$3)) with labels font ',7' notitle"
+		[ ! -f "$plot_dir/ptr_ring-heat-$mode-w$work-c$cb.png" ] ||
+			plots_md+=("![ptr_ring $mode work $work batch $cb](plots/ptr_ring-heat-$mode-w$work-c$cb.png)")
+	done < <(grep -v '^#' "$sum" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
+		{ c = $k["mode"] "," $k["work"] "," $k["cbatch"]; if (!(c in s)) { s[c] = 1; print c } }')
+	rm -f "$plot_dir/heat.dat"
+}
+
+summary_ptr_ring() {
+	local f=$dir/summary.csv
+	[ -f "$f" ] || die "$dir: no summary.csv (a ptr_ring result dir?)"
+	echo "# ptr_ring in userspace: stock against patched header"
+	echo
+	md_meta "$f"
+	echo
+	echo "Items/s of one producer and one consumer on two host CPUs (medians over repeats, min and max in summary.csv); producer-full share = full events per item."
+	echo "Not a kernel measurement: the header's code in a userspace harness; no A/A arm (the sweep has no pairing unit)."
+	echo
+	if [ -f "$dir/patched_vs_stock.csv" ]; then
+		echo "## Patched against stock, per point"
+		echo
+		md_csv "$dir/patched_vs_stock.csv"
+		echo
+	fi
+	if [ -f "$dir/best_zbatch.csv" ]; then
+		echo "## Best zeroing batch per point (patched header)"
+		echo
+		md_csv "$dir/best_zbatch.csv"
+		echo
+	fi
+	[ "$plots" = 0 ] || ptr_heatmaps
+}
+
+summary_model() {
+	local f=$dir/calib.csv p
+	echo "# The rx ring model: $(meta "$f" command)"
+	echo
+	[ ! -f "$f" ] || md_meta "$f"
+	echo
+	echo "A model, not a measurement (bench/ringsim/run-model.sh --help says what it assumes); its tables as written by the run:"
+	echo
+	echo '```'
+	cat "$dir/tables.txt"
+	echo '```'
+	echo
+	for p in "$dir"/*.png; do
+		[ -f "$p" ] || continue
+		plots_md+=("![${p##*/}](${p##*/})")
+	done
+	[ ! -d "$dir/b" ] || echo "The workload B run it calibrated on: [b/](b/) (its own summary.md when made)."
+	echo
+}
+
+summary_boot() {
+	local f=$dir/boot.csv
+	echo "# Boot: $(meta "$f" command)"
+	echo
+	md_meta "$f"
+	echo
+	md_csv "$f"
+	echo
+}

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# summary.sh DIR: summary.md (and plots/*.png) for a result directory of
+# any workload: the tables in the seeds' shapes, per cell, every row
+# against the run's reference with its 95 % interval and verdict, the A/A
+# noise floor, the verdicts in words and the command that made the run.
+set -euo pipefail
+VRB_PROG="summary.sh"
+# shellcheck source=lib/functions.sh
+. "$(dirname "$0")/../../lib/functions.sh"
+# shellcheck source=lib/stats.sh
+. "$VRB_ROOT/lib/stats.sh"
+# shellcheck source=bench/report/lib.sh
+. "$VRB_ROOT/bench/report/lib.sh"
+# shellcheck source=bench/report/part-a.sh
+. "$VRB_ROOT/bench/report/part-a.sh"
+# shellcheck source=bench/report/part-b.sh
+. "$VRB_ROOT/bench/report/part-b.sh"
+# shellcheck source=bench/report/part-other.sh
+. "$VRB_ROOT/bench/report/part-other.sh"
+
+usage() {
+	cat <<EOF
+Usage: bench/report/summary.sh [--no-plots] DIR
+
+Writes DIR/summary.md for the result directory DIR (workload A, B,
+ptr_ring, model or boot, told by its files' metadata) and the PNG plots
+it links, in DIR/plots/ (gnuplot). Per cell (tx_queue_len; ring and rate):
+the tables in the seeds' shapes, each setting against the run's reference
+(paired by the run's unit) as a ratio with its 95 % bootstrap interval
+and verdict, the A/A arm's interval (the noise floor), the verdicts in
+words, and the run's metadata and command. Nothing in DIR but summary.md
+and plots/ is written; both are replaced whole.
+
+  --no-plots   no plots (summary.md says so)
+  -h, --help   this text
+EOF
+}
+
+plots=1
+dir=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--no-plots) plots=0; shift ;;
+	-h|--help) usage; exit 0 ;;
+	-*) usage >&2; die "unknown option '$1'" ;;
+	*) [ -z "$dir" ] || die "one result directory, not '$dir' and '$1'"; dir=$1; shift ;;
+	esac
+done
+[ -n "$dir" ] || { usage >&2; die "no result directory given"; }
+[ -d "$dir" ] || die "$dir: not a directory"
+dir=$(cd "$dir" && pwd)
+
+# workload_of DIR: A, B, ptr_ring, model or boot, from the metadata.
+workload_of() {
+	local f w
+	for f in "$1"/trials.csv "$1"/blocks.csv "$1"/raw.csv "$1"/summary.csv "$1"/calib.csv "$1"/boot.csv; do
+		[ -f "$f" ] || continue
+		w=$(meta "$f" workload)
+		case $w in
+		A\ *|A) echo A; return ;;
+		B\ *|B) echo B; return ;;
+		ptr_ring*) echo ptr_ring; return ;;
+		boot*) echo boot; return ;;
+		model*) echo model; return ;;
+		esac
+	done
+	[ ! -f "$1/calib.csv" ] || { echo model; return; }
+	die "$1: no result file with a known workload in its metadata"
+}
+
+main() {
+	local w tmp
+	w=$(workload_of "$dir")
+	[ "$plots" = 0 ] || need_cmd gnuplot gnuplot-nox
+	[ -x "$VRB_CACHE/stats/compare" ] || stats_build
+	verdicts_md=$(mktemp)
+	tmp="$dir/summary.md.tmp"
+	plots_md=() plots_notes=()
+	# plots are drawn into plots.tmp and renamed whole at the end
+	plot_dir=$dir/plots.tmp
+	if [ "$plots" = 1 ]; then
+		rm -rf "$plot_dir"
+		mkdir "$plot_dir"
+	fi
+	{
+		case $w in
+		A) summary_a ;;
+		B) summary_b ;;
+		ptr_ring) summary_ptr_ring ;;
+		model) summary_model ;;
+		boot) summary_boot ;;
+		esac
+		if [ -s "$verdicts_md" ]; then
+			echo "## Verdicts in words"
+			echo
+			echo "Each at 95 %: of n comparisons, about n/20 say better/worse by chance when nothing differs;"
+			echo "a verdict marked \"not trusted\" comes from a cell whose A/A arm differed."
+			echo
+			cat "$verdicts_md"
+			echo
+		fi
+		echo "## Plots"
+		echo
+		if [ "$plots" = 0 ]; then
+			echo "Not drawn (--no-plots)."
+		fi
+		for p in "${plots_md[@]}"; do echo "$p"; echo; done
+		for p in "${plots_notes[@]}"; do echo "$p"; echo; done
+		echo "---"
+		echo "Made by \`bench/report/summary.sh\` from the run's CSV files (harness $(git -C "$VRB_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown))."
+	} >"$tmp"
+	rm -f "$verdicts_md"
+	if [ "$plots" = 1 ]; then
+		rm -rf "$dir/plots"
+		mv "$plot_dir" "$dir/plots"
+		rmdir "$dir/plots" 2>/dev/null || true
+	fi
+	mv "$tmp" "$dir/summary.md"
+	log "summary: $dir/summary.md"
+}
+
+main

@@ -1,0 +1,156 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2016 # awk and grep patterns in single quotes
+# The report generators (bench/report/): summary.md and its plots for a
+# result dir of each workload, on recorded runs (tests/fixtures/report,
+# tests/fixtures/stats, tests/fixtures/model); compare-runs.sh on two runs;
+# bad input refused without writing anything.
+
+load helpers
+
+setup() {
+	load_libs
+	SUM=$VRB_ROOT/bench/report/summary.sh
+	CMP=$VRB_ROOT/bench/report/compare-runs.sh
+	FIX=$VRB_ROOT/tests/fixtures
+}
+
+# run_dir NAME FILE...: a scratch result dir NAME holding copies of FILEs.
+run_dir() {
+	local d=$BATS_TEST_TMPDIR/$1
+	shift
+	mkdir -p "$d"
+	cp "$@" "$d/"
+	echo "$d"
+}
+
+# is_png FILE: FILE starts with the PNG signature.
+is_png() {
+	[ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+}
+
+@test "workload A: a one-cell run's per-cell verdicts equal the run's own verdicts.csv; seed tables, words, plot" {
+	d=$(run_dir a "$FIX"/report/a/trials.csv)
+	run "$SUM" "$d"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	md=$d/summary.md
+	cat "$md"
+	# every non-reference row of the run's verdicts.csv, in the summary
+	while IFS=, read -r m arm _ _ _ ratio lo hi _ _ _ verdict; do
+		[ "$verdict" != reference ] || continue
+		grep -qF "$(printf '%.4f [%.4f, %.4f] | %s |' "$ratio" "$lo" "$hi" "$verdict")" "$md" ||
+			grep -qF "$(printf '%s ratio %.4f [%.4f, %.4f], %s.' "$m" "$ratio" "$lo" "$hi" "$verdict")" "$md" ||
+			{ echo "missing: $m $arm $ratio [$lo, $hi] $verdict"; false; }
+	done < <(grep -v '^#' "$FIX/report/a/verdicts.csv" | tail -n +2 | grep -v '^mean_batch')
+	grep -q '^### tx_queue_len 500$' "$md"
+	grep -q '^\*\*A/A\*\* (b64_aa against b64, the noise floor): pktgen_pps ratio ' "$md"
+	# seed 002's shape: medians of xmit / dropped / total / % dropped
+	grep -q '^| b1 | stock rule | 1 | 30000 | 748570 | 778570 | 96.1468 | ' "$md"
+	grep -q '^- tx_queue_len 500: b1 sends (pktgen pps) 0.9858 x as much as b64 (95 % CI 0.9846-0.9874): worse.$' "$md"
+	grep -q '^| `command` \|^| command | `bench/vhost_drv/run-a.sh --settings stock' "$md"
+	grep -q '!\[pps by rx batch\](plots/a-pps-vs-rx_batch.png)' "$md"
+	is_png "$d/plots/a-pps-vs-rx_batch.png"
+	[[ "$(cat "$md")" == *"No zeroing-batch plot: the run has no zZbN setting."* ]]
+	# nothing else written, nothing half-written left
+	[ "$(ls "$d")" = "$(printf '%s\n' plots summary.md trials.csv)" ]
+}
+
+@test "workload B, paired: per-cell sums and verdicts (12 round pairs; stock per boot); the plot" {
+	d=$(run_dir bp "$FIX"/stats/b-paired-20261130T145227Z/blocks.csv)
+	run "$SUM" "$d"
+	[ "$status" -eq 0 ]
+	md=$d/summary.md
+	cat "$md"
+	# --rates given: no fraction of capacity is claimed
+	grep -q '^### ring 256, 100000 pps$' "$md"
+	# the cell's sums, from blocks.csv directly
+	exp=$(grep -v '^#' "$d/blocks.csv" | awk -F, '$5 == "legacy" { o += $10; x += $12 } END { printf "| legacy | 24 | %d | %d |", o, x }')
+	grep -qF "$exp" "$md"
+	grep -q '^\*\*A/A\*\* (auto_aa against auto, the noise floor): drop_pct ratio .*A/A: no difference (the noise floor)\.$' "$md"
+	grep -q '^| legacy | .* | 6.19 | 0.3553 \[[0-9.]*, [0-9.]*\] lower | 0.719 | 2.3779 \[[0-9.]*, [0-9.]*\] higher |$' "$md"
+	grep -q '^| stock | 24 | .* | 0.7441 \[[0-9.]*, [0-9.]*\] | better | - | ' "$md"
+	grep -q '^- ring 256, 100000 pps: legacy refills 0.3553 x as much as auto' "$md"
+	grep -q 'No zero-loss search in this run (paired design' "$md"
+	is_png "$d/plots/b-drops-ring256.png"
+}
+
+@test "workload B, six cells of one boot: a cell with 2 units has no interval and says so" {
+	d=$(run_dir mb "$FIX"/model/b/blocks.csv)
+	run "$SUM" --no-plots "$d"
+	[ "$status" -eq 0 ]
+	md=$d/summary.md
+	[ "$(grep -c '^### ring ' "$md")" -eq 6 ]
+	grep -q '^### ring 1024, 77725 pps (0.9 x capacity)$' "$md"
+	grep -q '^| legacy | 4 | .* | - | undefined: fewer than 3 paired units | ' "$md"
+	grep -q '^Not drawn (--no-plots)\.$' "$md"
+	[ ! -e "$d/plots" ]
+}
+
+@test "ptr_ring: the sweep's tables and a heat map per mode, work and consumer batch" {
+	d=$(run_dir pr "$FIX"/report/ptr_ring/summary.csv "$FIX"/report/ptr_ring/patched_vs_stock.csv "$FIX"/report/ptr_ring/best_zbatch.csv)
+	run "$SUM" "$d"
+	[ "$status" -eq 0 ]
+	md=$d/summary.md
+	grep -q '^## Patched against stock, per point$' "$md"
+	grep -q '^| drop | 0 | 24 | 1 | 1 | 6 | 14236429 | 23822301 | 1.673 | ' "$md"
+	[ "$(find "$d/plots" -name 'ptr_ring-heat-*.png' | wc -l)" -eq 8 ]
+	for p in "$d"/plots/*.png; do is_png "$p"; done
+	[ "$(grep -c '^!\[ptr_ring ' "$md")" -eq 8 ]
+	# made again: replaced whole, no left-overs
+	run "$SUM" "$d"
+	[ "$status" -eq 0 ]
+	[ "$(find "$d/plots" -type f | wc -l)" -eq 8 ]
+	[ ! -e "$d/plots.tmp" ] && [ ! -e "$d/summary.md.tmp" ]
+}
+
+@test "summary.sh refuses bad input and writes nothing" {
+	run "$SUM"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no result directory given"* ]]
+	run "$SUM" --bogus "$BATS_TEST_TMPDIR"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"unknown option '--bogus'"* ]]
+	run "$SUM" "$BATS_TEST_TMPDIR/nonexistent"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"not a directory"* ]]
+	mkdir "$BATS_TEST_TMPDIR/empty"
+	run "$SUM" "$BATS_TEST_TMPDIR/empty"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no result file with a known workload"* ]]
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/empty")" ]
+	run "$SUM" "$BATS_TEST_TMPDIR/empty" "$BATS_TEST_TMPDIR"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"one result directory"* ]]
+}
+
+@test "compare-runs: a run against itself differs nowhere; against a shifted copy it finds the shift; bad input" {
+	a=$(run_dir a "$FIX"/report/a/trials.csv)
+	run "$CMP" "$a" "$a"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^| tx_queue_len 500 | ' <<<"$output")" -eq 8 ]
+	# unpaired: the intervals hold 1 but are not empty
+	[ "$(grep -c '| 1.0000 \[[0-9.]*, [0-9.]*\] | no difference detected |' <<<"$output")" -eq 8 ]
+	# the same run with every b1 pps x 1.5: b1 sends more, the rest equal
+	b=$BATS_TEST_TMPDIR/b
+	mkdir "$b"
+	awk -F, -v OFS=, '/^#/ || $2 != "b1" { print; next } { $11 = $11 * 1.5; print }' "$a/trials.csv" >"$b/trials.csv"
+	run "$CMP" --out "$BATS_TEST_TMPDIR/cmp.md" "$a" "$b"
+	[ "$status" -eq 0 ]
+	grep -q '^| tx_queue_len 500 | b1 | pktgen_pps | 5, 13349 | 5, 20023.5 | 1.5000 \[1.5000, 1.5000\] | better | ' "$BATS_TEST_TMPDIR/cmp.md"
+	grep -q '^| tx_queue_len 500 | b64 | pktgen_pps | .* | 1.0000 \[0.99[0-9]*, 1.00[0-9]*\] | no difference detected | ' "$BATS_TEST_TMPDIR/cmp.md"
+	# workload A against B, one dir, no shared setting
+	bp=$(run_dir bp "$FIX"/stats/b-paired-20261130T145227Z/blocks.csv)
+	run "$CMP" "$a" "$bp"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"nothing to compare"* ]]
+	run "$CMP" "$a"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"two result directories"* ]]
+	c=$BATS_TEST_TMPDIR/c
+	mkdir "$c"
+	sed 's/^# settings: .*/# settings: b2/; s/,b64,/,b2,/; s/,b1,/,b2,/; s/,stock,/,b2,/; s/,b64_aa,/,b2,/' "$a/trials.csv" >"$c/trials.csv"
+	run "$CMP" "$a" "$c"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"the runs share no setting"* ]]
+}
