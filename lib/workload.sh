@@ -140,11 +140,11 @@ probe_summary() {
 	awk -v s="$(probe_name "$1"): summary" 'index($0, s) == 1 { f = 1 } f' "$2"
 }
 
-# progress_eta K N T0: ", elapsed X min, about Y min left" for step K of N
-# started at T0 (a now value), Y at the mean pace of the K - 1 steps done
-# (nothing about the time left before the first is done).
+# progress_eta DONE TOTAL T0: ", elapsed X min, about Y min left" when
+# DONE of TOTAL units of work (trials, boots) are done since T0 (a now
+# value), Y at the mean pace so far (nothing about it before one is done).
 progress_eta() {
 	awk -v k="$1" -v n="$2" -v e="$(since "$3")" 'BEGIN {
 		printf ", elapsed %.1f min", e / 60
-		if (k > 1) printf ", about %.1f min left", e / (k - 1) * (n - k + 1) / 60 }'
+		if (k > 0) printf ", about %.1f min left", e / k * (n - k) / 60 }'
 }

@@ -43,6 +43,30 @@ plot '$plot_dir/heat.dat' using 1:2:3 with points pt 5 ps 3.5 palette notitle, '
 	rm -f "$plot_dir/heat.dat"
 }
 
+# ptr_verdicts: per point (mode, consumer work, ring size, consumer batch;
+# each header's own zeroing rule), patched against stock paired by repeat
+# (the sweep interleaves the headers within a repeat): items/s and the
+# producer-full share with 95 % intervals. No A/A arm: the sweep has none.
+ptr_verdicts() {
+	local raw=$dir/raw.csv mode work size cb f ri rf
+	[ -f "$raw" ] || return 0
+	echo "## Patched against stock, with intervals (header's own zeroing rule; a unit is a repeat)"
+	echo
+	echo "| mode | work | size | cbatch | repeats | items/s: patched / stock [95 % CI] | verdict | producer-full share: patched / stock [95 % CI] | verdict |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	while IFS=, read -r mode work size cb; do
+		f="\$mode == \"$mode\" && \$work == $work && \$size == $size && \$cbatch == $cb && \$zbatch_req == 0"
+		ri=$(cell_rows "$raw" '"r" $repeat' '$impl' '$items_per_s' "$f" items_per_s higher stock "" | grep '^[^,]*,patched,' || true)
+		rf=$(cell_rows "$raw" '"r" $repeat' '$impl' 'div($producer_full, $items)' "$f" full_share lower stock "" |
+			grep '^[^,]*,patched,' || true)
+		[ -n "$ri" ] || continue
+		echo "| $mode | $work | $size | $cb | $(cut -d, -f3 <<<"$ri") | $(ratio_cell "$ri") | $(cut -d, -f12 <<<"$ri") | $(ratio_cell "$rf") | $(cut -d, -f12 <<<"$rf") |"
+		words "$ri" "ptr_ring $mode, work $work, size $size, cbatch $cb" stock >>"$verdicts_md"
+	done < <(grep -v '^#' "$raw" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
+		$k["zbatch_req"] == 0 { c = $k["mode"] "," $k["work"] "," $k["size"] "," $k["cbatch"]; if (!(c in s)) { s[c] = 1; print c } }')
+	echo
+}
+
 summary_ptr_ring() {
 	local f=$dir/summary.csv
 	[ -f "$f" ] || die "$dir: no summary.csv (a ptr_ring result dir?)"
@@ -51,10 +75,11 @@ summary_ptr_ring() {
 	md_meta "$f"
 	echo
 	echo "Items/s of one producer and one consumer on two host CPUs (medians over repeats, min and max in summary.csv); producer-full share = full events per item."
-	echo "Not a kernel measurement: the header's code in a userspace harness; no A/A arm (the sweep has no pairing unit)."
+	echo "Not a kernel measurement: the header's code in a userspace harness; no A/A arm."
 	echo
+	ptr_verdicts
 	if [ -f "$dir/patched_vs_stock.csv" ]; then
-		echo "## Patched against stock, per point"
+		echo "## Patched against stock, per point (medians)"
 		echo
 		md_csv "$dir/patched_vs_stock.csv"
 		echo

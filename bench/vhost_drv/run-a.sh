@@ -378,10 +378,11 @@ main() {
 		"probe=${probe:-none}" "guest_vcpus=$vcpus"
 		"host_cpus=vCPU threads on $cpu_vcpu; QEMU's other threads on $cpu_other" "host_busy_cpus_at_start=$busy")
 	results_csv_open "$out/trials.csv" "$TRIAL_COLS" "${meta[@]}"
-	local t0 n=0 total
+	local t0 n=0 boots ndone=0 total
 	t0=$(now)
 	# shellcheck disable=SC2086 # word list
-	total=$((repeats * $(for s in $settings; do setting_kernel "$s"; done | sort -u | wc -l)))
+	boots=$((repeats * $(for s in $settings; do setting_kernel "$s"; done | sort -u | wc -l)))
+	total=$((repeats * $(wc -w <<<"$settings") * $(wc -w <<<"$txqlens")))
 	for r in $(seq "$repeats"); do
 		# the kernels alternate: stock first on odd repeats
 		kernels="stock patched"
@@ -395,7 +396,8 @@ main() {
 			done
 			[ "${#trials[@]}" -gt 0 ] || continue
 			n=$((n + 1))
-			log "A: boot $n/$total: repeat $r/$repeats, $k kernel: ${#trials[@]} trials$(progress_eta "$n" "$total" "$t0")"
+			log "A: boot $n/$boots: repeat $r/$repeats, $k kernel: ${#trials[@]} trials$(progress_eta "$ndone" "$total" "$t0")"
+			ndone=$((ndone + ${#trials[@]}))
 			boot "$r" "$k" "${trials[@]}"
 		done
 	done

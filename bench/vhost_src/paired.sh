@@ -186,7 +186,7 @@ paired_main() {
 			sets=$(pad_to "$per_round" $sets)
 			for ring in $rings; do for rate in $rates; do
 				n=$((n + 1))
-				log "B: boot $n/$total: repeat $r, $k kernel, ring $ring, $rate pps: $rounds rounds of ${sets//$'\n'/ }$(progress_eta "$n" "$total" "$t0")"
+				log "B: boot $n/$total: repeat $r, $k kernel, ring $ring, $rate pps: $rounds rounds of ${sets//$'\n'/ }$(progress_eta $((n - 1)) "$total" "$t0")"
 				# shellcheck disable=SC2086 # a word list
 				paired_boot "$r" "$k" "$ring" "$rate" $sets
 			done; done

@@ -373,7 +373,7 @@ ndr_search() {
 				for s in $(rotate $((step + q)) $settings); do
 					n=$((n + 1))
 					rate=$(((lo[$s,$ring] + hi[$s,$ring]) / 2))
-					log "B: zero-loss search $n/$total: search $q step $step, $s, ring $ring, $rate pps$(progress_eta "$n" "$total" "$t0")"
+					log "B: zero-loss search $n/$total: search $q step $step, $s, ring $ring, $rate pps$(progress_eta $((n - 1)) "$total" "$t0")"
 					row=$(run_trial "ndr$q-$step-$s-$ring" "$q" "$s" "$ring" "$rate" "$out/ndr_trials.csv")
 					pct=$(cut -d, -f9 <<<"$row")
 					if awk -v p="$pct" -v t="$ndr_tolerance" 'BEGIN { exit !(p <= t) }'; then
@@ -473,7 +473,7 @@ boots_main() {
 		for s in $(rotate "$r" $settings); do for ring in $rings; do for rate in $rates; do
 			n=$((n + 1))
 			id=r$r-$s-$ring-$rate
-			log "B: trial $n/$total: repeat $r, $s, ring $ring, $rate pps$(progress_eta "$n" "$total" "$t0")"
+			log "B: trial $n/$total: repeat $r, $s, ring $ring, $rate pps$(progress_eta $((n - 1)) "$total" "$t0")"
 			run_trial "$id" "$r" "$s" "$ring" "$rate" "$out/trials.csv" \
 				${down_after:+$((down_after * rate))} >/dev/null
 			tail -n +2 "$tdir/$id/intervals.csv" | sed "s/^/$r,$s,$rate,/; s/\$/,$ring/" >>"$out/intervals.csv"
