@@ -68,6 +68,8 @@ Workloads (default: $DEFAULT_WORKLOADS):
 Options:
   --profile P        ${PROFILES// /, }: run its steps (only those of the WORKLOADs
                      named, if any); not with -- WORKLOAD-OPTIONS or --repeats
+  --steps LIST       only these of the profile's steps (numbers, as --dry-run
+                     lists them; a long profile can run in parts)
   --dry-run          print the profile's steps (workload and options) and exit
   --variants LIST    kernels to compare, space-separated (default: "$VRB_VARIANTS")
   --repeats N        interleaved repeats per kernel or header (default: 1 for
@@ -106,7 +108,7 @@ variants=$VRB_VARIANTS repeats='' vcpus=$VRB_GUEST_VCPUS mem=$VRB_GUEST_MEM
 accel=$VRB_ACCEL
 workloads=()
 workload_args=()
-profile='' dry_run=''
+profile='' dry_run='' only_steps=''
 have_dashdash=
 workload_probe=()
 probe=''
@@ -125,6 +127,7 @@ parse_args() {
 		--probe) [ $# -ge 2 ] || die "$1 needs a value"; probe=$2; shift 2 ;;
 		--profile) [ $# -ge 2 ] || die "$1 needs a value"; profile=$2; shift 2 ;;
 		--dry-run) dry_run=1; shift ;;
+		--steps) [ $# -ge 2 ] || die "$1 needs a value"; only_steps=$2; shift 2 ;;
 		--kernel-flavour)
 			[ $# -ge 2 ] || die "$1 needs a value"
 			export VRB_KERNEL_FLAVOUR=$2
@@ -161,6 +164,7 @@ parse_args() {
 	[ -z "$profile" ] || [ -z "$repeats" ] ||
 		die "the $profile profile sets the repeats: no --repeats with it (name a WORKLOAD to set them)"
 	[ -z "$dry_run" ] || [ -n "$profile" ] || die "--dry-run prints a profile's steps: name no workload, or give --profile"
+	[ -z "$only_steps" ] || [ -n "$profile" ] || die "--steps picks a profile's steps: name no workload, or give --profile"
 	if [ "${#workload_args[@]}" -gt 0 ]; then
 		case "${workloads[*]}" in
 		ptr_ring | A | B | model) ;;
@@ -283,8 +287,9 @@ workload_boot() {
 
 # The profile's steps: "MINUTES WORKLOAD OPTIONS..." (bench/profiles.sh),
 # those of the workloads asked for, as NUL-separated records.
-steps=()
+steps=() step_nos=()
 step() {
+	step_n=$((${step_n:-0} + 1))
 	case " ${workloads[*]} " in
 	*" $2 "*) ;;
 	*) return 0 ;;
@@ -292,6 +297,7 @@ step() {
 	local q
 	q=$(printf ' %q' "${@:2}")
 	steps+=("$1${q}")
+	step_nos+=("$step_n")
 }
 
 # run_step I N T0 STEP: step I of N (STEP as step() stored it), with the
@@ -322,6 +328,21 @@ probe_args() {
 	case $1 in A | B) echo "${workload_probe[*]}" ;; esac
 }
 
+# pick_steps: keep the steps --steps names (the profile's numbers, as
+# --dry-run prints them).
+pick_steps() {
+	local i j kept=() nos=()
+	[ -n "$only_steps" ] || return 0
+	for i in $only_steps; do
+		check_range "--steps" "$i" 1 "$step_n" >/dev/null
+		for j in "${!step_nos[@]}"; do
+			[ "${step_nos[$j]}" != "$i" ] || { kept+=("${steps[$j]}"); nos+=("$i"); }
+		done
+	done
+	[ "${#kept[@]}" -gt 0 ] || die "--steps $only_steps: none of them is a step of ${workloads[*]}"
+	steps=("${kept[@]}") step_nos=("${nos[@]}")
+}
+
 # check_steps: every step's options pass its workload's --check-args.
 check_steps() {
 	local s w args=()
@@ -338,9 +359,10 @@ run_profile() {
 	local i t0 s
 	"profile_$profile"
 	[ "${#steps[@]}" -gt 0 ] || die "profile $profile has no step for ${workloads[*]}"
+	pick_steps
 	check_steps
 	if [ -n "$dry_run" ]; then
-		for s in "${steps[@]}"; do echo "$s"; done
+		for i in "${!steps[@]}"; do echo "${step_nos[$i]}: ${steps[$i]}"; done
 		return 0
 	fi
 	t0=$(now)

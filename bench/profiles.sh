@@ -9,7 +9,8 @@
 # small zero-loss search: about 30 minutes. full: the seeds' tables (issue "The seeds' tables"): seed
 # 000's rx batch sweep, seed 002's zeroing batches x tx_queue_len, seed
 # 003's refill rules x 0.7/0.9/1.1 of capacity x ring 256/512/1024 with a
-# zero-loss search per rule and ring: many hours.
+# zero-loss search per rule and ring: about 7 hours, in steps of at most
+# 90 minutes (--steps runs some of them: a full run can be made in parts).
 
 # shellcheck disable=SC2034 # used by run-bench.sh
 PROFILES="quick full"
@@ -18,21 +19,25 @@ profile_quick() {
 	step 2 boot
 	step 2 ptr_ring --sizes "16 64 256" --zbatches "0 1 4 16" --cbatches 1 --modes drop --work 0 --repeats 3 --items 20000000
 	step 8 A --settings "stock b1 b16 b64 z1b64 zqb64" --txqlens "64 500" --repeats 3 --count 20000
-	step 10 B --settings "stock auto legacy mn16" --fractions "0.9" --rings 256 --repeats 2 --rounds 4 --block 4
+	step 14 B --settings "stock auto legacy mn16" --fractions "0.9" --rings 256 --repeats 3 --rounds 4 --block 4
 	step 5 B --design boots --settings "auto legacy" --rings 256 --fractions "0.9" --repeats 1 --duration 2 \
 		--ndr-steps 3
 }
 
 profile_full() {
-	step 5 boot --repeats 3
-	step 40 ptr_ring --repeats 5
+	step 2 boot --repeats 3
+	step 25 ptr_ring --repeats 5 --items 20000000
 	# seed 000: vhost-net rx batch -> pps
-	step 60 A --settings "stock b1 b2 b4 b8 b16 b32 b64 b128 b256" --txqlens 500 --repeats 5 --count 30000
+	step 15 A --settings "stock b1 b2 b4 b8 b16 b32 b64 b128 b256" --txqlens 500 --repeats 5 --count 30000
 	# seed 002: zeroing batch (stock rule, 1, 4, 16, a quarter of the ring) x tx_queue_len
-	step 90 A --settings "stock b64 z1b64 z4b64 z16b64 zqb64" --txqlens "16 64 500 1000" --repeats 5 --count 30000
-	# seed 003: refill rules x load x ring (paired), then the zero-loss rates
-	step 300 B --settings "stock auto legacy mn8 mn16 mn64 cap64" --fractions "0.7 0.9 1.1" \
-		--rings "256 512 1024" --repeats 3 --rounds 4
-	step 150 B --design boots --settings "stock auto legacy mn8 mn16 mn64 cap64" --rings "256 512 1024" \
-		--fractions "0.9" --repeats 1 --duration 5 --ndr-steps 5
+	step 30 A --settings "stock b64 z1b64 z4b64 z16b64 zqb64" --txqlens "16 64 500 1000" --repeats 5 --count 30000
+	# seed 003: refill rules x load, one step per ring (paired), then the
+	# zero-loss rate per rule and ring
+	local ring
+	for ring in 256 512 1024; do
+		step 90 B --settings "stock auto legacy mn8 mn16 mn64 cap64" --fractions "0.7 0.9 1.1" \
+			--rings "$ring" --repeats 3 --rounds 4 --block 4
+	done
+	step 75 B --design boots --settings "stock auto legacy mn8 mn16 mn64 cap64" --rings "256 512 1024" \
+		--fractions "0.9" --repeats 1 --duration 3 --ndr-steps 5
 }

@@ -56,6 +56,8 @@ verb() {
 	refills_per_1000*) echo "refills" ;;
 	starved_polls_per_1000*) echo "has starved polls" ;;
 	mean_batch*) echo "batches (mean vhost batch)" ;;
+	items_per_s*) echo "moves items (items/s)" ;;
+	full_share*) echo "finds the ring full" ;;
 	*) echo "measures ($1)" ;;
 	esac
 }
@@ -71,7 +73,7 @@ words() {
 	reference) return 0 ;;
 	A/A*) printf -- '- %s, %s: the A/A arm (%s measured again) gives %s [%s, %s]: %s.\n' \
 		"$ctx" "$metric" "$arm" "$ratio" "$lo" "$hi" "$verdict" ;;
-	undefined*) printf -- '- %s, %s: %s vs %s: %s.\n' "$ctx" "$metric" "$arm" "$refname" "$verdict" ;;
+	undefined*) ;; # the table says so; no sentence
 	"no difference"*) printf -- '- %s: %s vs %s, %s: no difference detected (ratio %s, 95 %% CI %s-%s).\n' \
 		"$ctx" "$arm" "$refname" "$metric" "$ratio" "$lo" "$hi" ;;
 	*) printf -- '- %s: %s %s %s x as much as %s (95 %% CI %s-%s): %s.\n' \

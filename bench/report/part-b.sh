@@ -49,28 +49,20 @@ other_kernel_settings() {
 # b_totals CELL_FILTER: "setting,units,offered,dropped,drop%,drops/interval,
 # refills/1k,starved/1k" per setting, sums over the cell's rows.
 b_totals() {
-	local header prog
+	local header prog grx='$guest_rx_packets' ivs='dur / ivl'
 	header=$(grep -m 1 -v '^#' "$csv")
-	if [ "$design" = boots ]; then
-		# intervals per trial: the rows of intervals.csv
-		prog="NR > 1 && ($(stats_expr "$header" "$1")) {
-			s = \$$(stats_expr "$header" '$setting' | tr -d '$'); if (!(s in n)) S[++ns] = s
-			n[s]++; o[s] += \$$(stats_expr "$header" '$offered' | tr -d '$')
-			d[s] += \$$(stats_expr "$header" '$dropped' | tr -d '$')
-			g[s] += \$$(stats_expr "$header" '$guest_rx_packets' | tr -d '$')
-			rf[s] += \$$(stats_expr "$header" '$refills' | tr -d '$')
-			sp[s] += \$$(stats_expr "$header" '$starved_polls' | tr -d '$')
-			iv[s] += dur / ivl }"
-	else
-		prog="NR > 1 && ($(stats_expr "$header" "$1")) {
-			s = \$$(stats_expr "$header" '$setting' | tr -d '$'); if (!(s in n)) S[++ns] = s
-			n[s]++; o[s] += \$$(stats_expr "$header" '$offered' | tr -d '$')
-			d[s] += \$$(stats_expr "$header" '$dropped' | tr -d '$')
-			g[s] += \$$(stats_expr "$header" '$guest_rx' | tr -d '$')
-			rf[s] += \$$(stats_expr "$header" '$refills' | tr -d '$')
-			sp[s] += \$$(stats_expr "$header" '$starved_polls' | tr -d '$')
-			iv[s] += \$$(stats_expr "$header" '$intervals' | tr -d '$') }"
+	# intervals: a trial's duration / interval (boots); a block's count (paired)
+	if [ "$design" = paired ]; then
+		grx='$guest_rx' ivs="\$$(stats_expr "$header" '$intervals' | tr -d '$')"
 	fi
+	prog="NR > 1 && ($(stats_expr "$header" "$1")) {
+		s = \$$(stats_expr "$header" '$setting' | tr -d '$'); if (!(s in n)) S[++ns] = s
+		n[s]++; o[s] += \$$(stats_expr "$header" '$offered' | tr -d '$')
+		d[s] += \$$(stats_expr "$header" '$dropped' | tr -d '$')
+		g[s] += \$$(stats_expr "$header" "$grx" | tr -d '$')
+		rf[s] += \$$(stats_expr "$header" '$refills' | tr -d '$')
+		sp[s] += \$$(stats_expr "$header" '$starved_polls' | tr -d '$')
+		iv[s] += $ivs }"
 	prog="$prog
 		END { for (k = 1; k <= ns; k++) { s = S[k]
 			printf \"%s,%d,%d,%d,%.3f,%.1f,%s,%s\\n\", s, n[s], o[s], d[s], o[s] ? 100 * d[s] / o[s] : 0,
@@ -150,7 +142,7 @@ b_zero_loss() {
 					print "" } }' >"$plot_dir/ndr.dat"
 		plot "$plot_dir/b-zero-loss.png" "set title 'Workload B: zero-loss rate per setting and ring (median search)'
 set style data histogram; set style histogram cluster gap 1; set style fill solid 0.6 border -1
-set ylabel 'pps (zero loss)'; set key autotitle columnhead
+set ylabel 'pps (zero loss)'; set key autotitle columnhead; set yrange [0:*]
 plot for [i=2:$(($(head -n 1 "$plot_dir/ndr.dat" | wc -w)))] '$plot_dir/ndr.dat' using i:xtic(1)"
 		rm -f "$plot_dir/ndr.dat"
 		[ ! -f "$plot_dir/b-zero-loss.png" ] || plots_md+=("![zero-loss rate](plots/b-zero-loss.png)")

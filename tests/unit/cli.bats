@@ -50,14 +50,28 @@ setup() {
 	run "$VRB_ROOT/run-bench.sh" --dry-run
 	echo "$output"
 	[ "$status" -eq 0 ]
-	# every workload of the default set, in order, each with its minutes
-	[ "$(awk '{ print $2 }' <<<"$output" | tr '\n' ' ')" = "boot ptr_ring A B " ]
-	grep -q '^[0-9]* A --settings stock\\ b1\\ b16\\ b64\\ z1b64\\ zqb64 ' <<<"$output"
+	# every workload of the default set, in order, numbered, each with its minutes
+	[ "$(awk '{ print $1 $3 }' <<<"$output" | tr '\n' ' ')" = "1:boot 2:ptr_ring 3:A 4:B 5:B " ]
+	grep -q -- '^5: [0-9]* B --design boots .* --ndr-steps 3$' <<<"$output"
+	grep -q '^3: [0-9]* A --settings stock\\ b1\\ b16\\ b64\\ z1b64\\ zqb64 ' <<<"$output"
+	# full: one B step per ring, then the zero-loss search; numbers kept when filtered
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run B
 	[ "$status" -eq 0 ]
-	[ "$(wc -l <<<"$output")" -eq 2 ]
-	grep -q -- '--rings 256\\ 512\\ 1024' <<<"$output"
-	grep -q -- '--design boots .* --ndr-steps 5' <<<"$output"
+	[ "$(cut -d: -f1 <<<"$output" | tr '\n' ' ')" = "5 6 7 8 " ]
+	grep -q -- '^6: .* --rings 512 ' <<<"$output"
+	grep -q -- '^8: .*--design boots .* --rings 256\\ 512\\ 1024 .* --ndr-steps 5' <<<"$output"
+	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps "7 3"
+	[ "$status" -eq 0 ]
+	[ "$(cut -d: -f1 <<<"$output" | tr '\n' ' ')" = "7 3 " ]
+	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps 9
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--steps must be an integer from 1 to 8, not '9'"* ]]
+	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps 2 B
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"none of them is a step of B"* ]]
+	run "$VRB_ROOT/run-bench.sh" A --steps 1
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--steps picks a profile's steps"* ]]
 	run "$VRB_ROOT/run-bench.sh" --profile nope
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"unknown profile 'nope' (known: quick full)"* ]]

@@ -91,7 +91,7 @@ is_png() {
 	run "$SUM" "$d"
 	[ "$status" -eq 0 ]
 	md=$d/summary.md
-	grep -q '^## Patched against stock, per point$' "$md"
+	grep -q '^## Patched against stock, per point (medians)$' "$md"
 	grep -q '^| drop | 0 | 24 | 1 | 1 | 6 | 14236429 | 23822301 | 1.673 | ' "$md"
 	[ "$(find "$d/plots" -name 'ptr_ring-heat-*.png' | wc -l)" -eq 8 ]
 	for p in "$d"/plots/*.png; do is_png "$p"; done
@@ -153,4 +153,33 @@ is_png() {
 	run "$CMP" "$a" "$c"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"the runs share no setting"* ]]
+}
+
+@test "workload B, boots design with a zero-loss search: the search's table and plot; one trial per setting has no interval" {
+	d=$(run_dir bb "$FIX"/report/b-boots/trials.csv "$FIX"/report/b-boots/ndr.csv)
+	run "$SUM" "$d"
+	[ "$status" -eq 0 ]
+	md=$d/summary.md
+	cat "$md"
+	grep -q '^### ring 256, 206609 pps (0.9 x capacity)$' "$md"
+	# the table's numbers, from ndr.csv directly
+	while IFS=, read -r _ s ring ndr fail tol _; do
+		grep -qF "| $ring | $s | 1 | $ndr | $fail | $tol |" "$md"
+	done < <(grep -v '^#' "$d/ndr.csv" | tail -n +2)
+	grep -q '^| legacy | 1 | 413217 | 20452 | .* | undefined: fewer than 3 paired units | ' "$md"
+	# undefined comparisons are in the table, not in the words
+	[ "$(grep -c '^- .*undefined' "$md")" -eq 0 ]
+	is_png "$d/plots/b-zero-loss.png"
+	is_png "$d/plots/b-drops-ring256.png"
+}
+
+@test "ptr_ring with raw.csv: patched against stock per point, paired by repeat, with intervals" {
+	d=$(run_dir pq "$FIX"/report/ptr_ring-quick/*.csv)
+	run "$SUM" --no-plots "$d"
+	[ "$status" -eq 0 ]
+	md=$d/summary.md
+	cat "$md"
+	[ "$(grep -c '^| drop | 0 | [0-9]* | 1 | 3 | [0-9.]* \[[0-9.]*, [0-9.]*\] | ' "$md")" -eq 3 ]
+	grep -q '^| drop | 0 | 64 | 1 | 3 | 1.0395 \[1.0314, 1.0463\] | better | ' "$md"
+	grep -q '^- ptr_ring drop, work 0, size 64, cbatch 1: patched moves items (items/s) 1.0395 x as much as stock' "$md"
 }
