@@ -308,7 +308,8 @@ run_step() {
 	eval "args=(${4#* })"
 	w=${args[0]}
 	args=("${args[@]:1}")
-	for ((j = i; j < n; j++)); do left=$((left + ${steps[$j]%% *})); done
+	# this step and those after it, by the profile's estimates
+	for ((j = i - 1; j < n; j++)); do left=$((left + ${steps[$j]%% *})); done
 	log "profile $profile: step $i/$n ($w, about $min min), elapsed $(awk -v s="$(since "$t0")" 'BEGIN { printf "%.0f", s / 60 }') min, about $left min left"
 	case $w in
 	boot)

@@ -80,9 +80,9 @@ cells() {
 		i=0
 		for r in $rates; do
 			if [ -n "$fracs" ]; then
-				echo "ring $ring, ${fa[$i]} x capacity|\$rx_queue_size == $ring && \$rate_pps == $r"
+				echo "ring $ring, ${fa[$i]} x capacity|\$rx_queue_size == $ring && \$rate_pps == $r|$r"
 			else
-				echo "ring $ring, $r pps|\$rx_queue_size == $ring && \$rate_pps == $r"
+				echo "ring $ring, $r pps|\$rx_queue_size == $ring && \$rate_pps == $r|$r"
 			fi
 			i=$((i + 1))
 		done
@@ -102,7 +102,9 @@ metrics() {
 	esac
 }
 
-# unit_expr KIND: a run's unit.
+# unit_expr KIND: a run's unit within the run (its A/A column); between
+# two runs the unit is the boot (a repeat) in every design: a boot's
+# rounds are not independent of each other across runs.
 unit_expr() {
 	case $1 in
 	Bp) echo '"r" $repeat "p" int(($round + 1) / 2)' ;;
@@ -128,6 +130,7 @@ main() {
 	read -r oc ok <<<"$(run_csv "$old")"
 	read -r nc nk <<<"$(run_csv "$new")"
 	[ "${ok:0:1}" = "${nk:0:1}" ] || die "$old is workload ${ok:0:1}, $new is workload ${nk:0:1}: nothing to compare"
+	[ "$ok" = "$nk" ] || die "$old and $new are workload B runs of different designs (paired, boots): their units differ"
 	[ -x "$VRB_CACHE/stats/compare" ] || stats_build
 	echo "# $new against $old"
 	echo
@@ -145,23 +148,25 @@ main() {
 		echo "**The runs differ in ${differ[*]}**: a difference below may come from that, not from a setting."
 		echo
 	fi
-	echo "Ratios new / old of the mean over each run's units, 95 % bootstrap intervals (each run's units resampled apart: two runs are not paired, so these intervals are wider than a run's own); A/A: each run's own noise floor in the cell."
+	echo "Units: boots (a repeat: one boot per kernel and repeat). Ratios new / old of the mean over each run's units, 95 % bootstrap intervals (each run's units resampled apart: two runs are not paired, so these intervals are wider than a run's own); A/A: each run's own noise floor in the cell."
 	echo
 	echo "| cell | setting | metric | old: units, mean | new: units, mean | new / old [95 % CI] | verdict | old A/A | new A/A |"
 	echo "|---|---|---|---|---|---|---|---|---|"
 	settings=$(for s in $(meta "$oc" settings); do if grep -qw -- "$s" <<<"$(meta "$nc" settings)"; then echo "$s"; fi; done)
 	[ -n "$settings" ] || die "the runs share no setting"
 	local shared=0
-	while IFS='|' read -r key f; do
-		nf=$(cells "$nc" "$nk" | awk -F'|' -v k="$key" '$1 == k { print $2 }')
+	while IFS='|' read -r key f orate; do
+		IFS='|' read -r nf nrate <<<"$(cells "$nc" "$nk" | awk -F'|' -v k="$key" '$1 == k { print $2 "|" $3 }')"
 		[ -n "$nf" ] || continue
+		# each run measured its own capacity: say when the rates differ
+		[ "$orate" = "$nrate" ] || key="$key (old $orate pps, new $nrate pps)"
 		shared=$((shared + 1))
 		while IFS='|' read -r m better value mf; do
 			for s in $settings; do
 				rows=$( {
-					stats_units "$oc" "$(unit_expr "$ok")" '"old"' "$value" "($f) && ($mf) && \$setting == \"$s\"" |
+					stats_units "$oc" '"r" $repeat' '"old"' "$value" "($f) && ($mf) && \$setting == \"$s\"" |
 						stats_unit_means | sed 's/^/o/'
-					stats_units "$nc" "$(unit_expr "$nk")" '"new"' "$value" "($nf) && ($mf) && \$setting == \"$s\"" |
+					stats_units "$nc" '"r" $repeat' '"new"' "$value" "($nf) && ($mf) && \$setting == \"$s\"" |
 						stats_unit_means | sed 's/^/n/'
 				} )
 				if ! grep -q ',old,' <<<"$rows" || ! grep -q ',new,' <<<"$rows"; then continue; fi

@@ -45,7 +45,7 @@ ratio_cell() {
 	awk -F, '{ if ($12 == "reference") print "ref"
 		else if ($6 == "") print "-"
 		else if ($7 == "") print $6
-		else printf "%.4f [%.4f, %.4f]\n", $6, $7, $8 }' <<<"$1"
+		else printf "%.4f [%.4f, %.4f]%s\n", $6, $7, $8, ($7 == $8 ? " (no spread)" : "") }' <<<"$1"
 }
 
 # verb METRIC: how a sentence says the metric grew or shrank.
@@ -76,8 +76,12 @@ words() {
 	undefined*) ;; # the table says so; no sentence
 	"no difference"*) printf -- '- %s: %s vs %s, %s: no difference detected (ratio %s, 95 %% CI %s-%s).\n' \
 		"$ctx" "$arm" "$refname" "$metric" "$ratio" "$lo" "$hi" ;;
-	*) printf -- '- %s: %s %s %s x as much as %s (95 %% CI %s-%s): %s.\n' \
-		"$ctx" "$arm" "$(verb "$metric")" "$ratio" "$refname" "$lo" "$hi" "$verdict" ;;
+	*)
+		local spread=''
+		[ "$lo" != "$hi" ] || spread=': no spread between units (deterministic, e.g. virtual time: no noise estimate)'
+		printf -- '- %s: %s %s %s x as much as %s (95 %% CI %s-%s%s): %s.\n' \
+			"$ctx" "$arm" "$(verb "$metric")" "$ratio" "$refname" "$lo" "$hi" "$spread" "$verdict"
+		;;
 	esac
 }
 

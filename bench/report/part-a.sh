@@ -49,7 +49,8 @@ a_cell() {
 	echo "|---|---|---|---|---|---|---|---|---|"
 	join_rows "$csv" "$f" "$rows_pps" pktgen_pps | while IFS='|' read -r info n mean lo hi med rat verdict; do
 		IFS=, read -r s kern rxb zb <<<"$info"
-		echo "| $s | $kern | $rxb | ${zb/#0/stock rule} | $n | $(printf '%.0f [%.0f, %.0f]' "$mean" "$lo" "$hi") | $med | $rat | $verdict |"
+		if [ "$n" -ge 3 ]; then mci=$(printf '%.0f [%.0f, %.0f]' "$mean" "$lo" "$hi"); else mci=$(printf '%.0f (no interval: %s units)' "$mean" "$n"); fi
+		echo "| $s | $kern | $rxb | ${zb/#0/stock rule} | $n | $mci | $med | $rat | $verdict |"
 	done
 	echo
 	echo "Seed 002's shape: xmit / dropped / total / % dropped (medians over repeats; ratio of the mean % dropped to $ref's, paired by repeat):"
@@ -60,7 +61,7 @@ a_cell() {
 		row=$(grep "^drop_pct,$s," <<<"$rows_drop" || true)
 		IFS=, read -r _ kern rxb zb _ <<<"$(setting_info "$csv" "$s")"
 		echo "| $s | ${zb/#0/stock rule} | $rxb | $xm | $dr | $to | $dp | $(ratio_cell "$row") | $(cut -d, -f12 <<<"$row") |"
-	done < <(medians "$csv" "$f" xmit dropped total drop_pct)
+	done < <(medians "$csv" "$f" xmit dropped total drop_pct || true)
 	echo
 	{ grep -v '^$' <<<"$rows_pps"; grep -v '^$' <<<"$rows_drop"; } | while IFS= read -r row; do
 		words "$row" "tx_queue_len $q" "$ref"
@@ -117,13 +118,13 @@ a_plots() {
 		plot "$plot_dir/a-pps-vs-rx_batch.png" "set title 'Workload A: pktgen pps by vhost-net rx batch (mean, 95 % CI)'
 set xlabel 'vhost-net rx batch'; set ylabel 'pps'; set logscale x 2
 plot $(IFS=,; echo "${pps_plot[*]}")"
-		plots_md+=("![pps by rx batch](plots/a-pps-vs-rx_batch.png)")
+		[ ! -f "$plot_dir/a-pps-vs-rx_batch.png" ] || plots_md+=("![pps by rx batch](plots/a-pps-vs-rx_batch.png)")
 	fi
 	if [ "${#drop_plot[@]}" -gt 0 ]; then
 		plot "$plot_dir/a-drop-vs-zero_batch.png" "set title 'Workload A: % dropped by the tx ring zeroing batch (mean, 95 % CI)'
 set xlabel 'tun.tx_ring_zero_batch'; set ylabel '% dropped'; set logscale x 2
 plot $(IFS=,; echo "${drop_plot[*]}")"
-		plots_md+=("![% dropped by zeroing batch](plots/a-drop-vs-zero_batch.png)")
+		[ ! -f "$plot_dir/a-drop-vs-zero_batch.png" ] || plots_md+=("![% dropped by zeroing batch](plots/a-drop-vs-zero_batch.png)")
 	else
 		plots_notes+=("No zeroing-batch plot: the run has no zZbN setting.")
 	fi
@@ -144,7 +145,7 @@ summary_a() {
 	echo
 	md_meta "$csv"
 	echo
-	echo "Settings: $(meta "$csv" settings); reference $ref; $(meta "$csv" repeats) repeats (a unit is a repeat: one boot per kernel runs all its settings)."
+	echo "Settings: $(meta "$csv" settings); reference $ref; $(meta "$csv" repeats) repeats (a unit is a repeat: one boot per kernel runs all its settings). Per tx_queue_len here; the run's own verdicts.csv pools the tx_queue_len values."
 	echo
 	for q in $txqlens; do a_cell "$q"; done
 	[ "$plots" = 0 ] || a_plots

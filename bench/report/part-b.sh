@@ -65,7 +65,7 @@ b_totals() {
 		iv[s] += $ivs }"
 	prog="$prog
 		END { for (k = 1; k <= ns; k++) { s = S[k]
-			printf \"%s,%d,%d,%d,%.3f,%.1f,%s,%s\\n\", s, n[s], o[s], d[s], o[s] ? 100 * d[s] / o[s] : 0,
+			printf \"%s,%d,%.0f,%.0f,%.3f,%.1f,%s,%s\\n\", s, n[s], o[s], d[s], o[s] ? 100 * d[s] / o[s] : 0,
 				iv[s] ? d[s] / iv[s] : 0, (s ~ /^stock/ || !g[s]) ? \"-\" : sprintf(\"%.2f\", 1000 * rf[s] / g[s]),
 				(s ~ /^stock/ || !g[s]) ? \"-\" : sprintf(\"%.3f\", 1000 * sp[s] / g[s]) } }"
 	grep -v '^#' "$csv" | awk -F, -v dur="$(meta "$csv" duration_s)" \
@@ -126,8 +126,11 @@ b_zero_loss() {
 		{ k = $c["rx_queue_size"] "," $c["setting"]; if (!(k in n)) K[++nk] = k
 		  n[k]++; v[k, n[k]] = $c["ndr_pps"]; f[k, n[k]] = $c["first_fail_pps"]; t[k] = $c["tolerance_pct"] }
 		END { for (j = 1; j <= nk; j++) { k = K[j]; m = n[k]
-			for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (v[k, b] < v[k, a]) { x = v[k, a]; v[k, a] = v[k, b]; v[k, b] = x }
-			split(k, p, ","); printf "| %s | %s | %d | %s | %s | %s |\n", p[1], p[2], m, v[k, int((m + 1) / 2)], f[k, 1], t[k] } }'
+			# sorted by the zero-loss rate, each search with its own first failing rate
+			for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (v[k, b] < v[k, a]) {
+				x = v[k, a]; v[k, a] = v[k, b]; v[k, b] = x; x = f[k, a]; f[k, a] = f[k, b]; f[k, b] = x }
+			mid = int((m + 1) / 2)
+			split(k, p, ","); printf "| %s | %s | %d | %s | %s | %s |\n", p[1], p[2], m, v[k, mid], f[k, mid], t[k] } }'
 	echo
 	if [ "$plots" = 1 ]; then
 		# one column per ring, a row per setting (the median search)
@@ -152,15 +155,24 @@ plot for [i=2:$(($(head -n 1 "$plot_dir/ndr.dat" | wc -w)))] '$plot_dir/ndr.dat'
 # b_plots: % dropped against the offered rate, a line per setting and ring
 # (mean over units, 95 % interval bars).
 b_plots() {
-	local ring rate s n mean lo hi lines=() unit
+	local ring rate s n mean lo hi lines=() unit others=0 base
 	unit='"r" $repeat'
-	[ "$design" = boots ] || unit='"r" $repeat "p" int(($round + 1) / 2)'
+	if [ "$design" = paired ]; then
+		unit='"r" $repeat "p" int(($round + 1) / 2)'
+		for s in $(other_kernel_settings "$(awk -F, -v s="$ref" '$5 == s { print $2; exit }' <(grep -v '^#' "$csv"))"); do
+			others="$others || \$setting == \"$s\""
+		done
+	fi
 	for ring in $(cells | cut -d' ' -f1 | sort -un); do
 		lines=()
 		: >"$plot_dir/b-$ring.dat"
 		for rate in $(cells | awk -v r="$ring" '$1 == r { print $2 }'); do
-			mean_ci "$csv" "$unit" '$setting' '$drop_pct' "\$rx_queue_size == $ring && \$rate_pps == $rate && \$drop_pct != \"\"" |
-				while IFS=, read -r s n mean lo hi; do echo "$s $rate $mean ${lo:-$mean} ${hi:-$mean}"; done >>"$plot_dir/b-$ring.dat"
+			base="\$rx_queue_size == $ring && \$rate_pps == $rate && \$drop_pct != \"\""
+			# the other kernel's settings (paired design) by boot, as in the table
+			{
+				mean_ci "$csv" "$unit" '$setting' '$drop_pct' "$base && !($others)"
+				[ "$others" = 0 ] || mean_ci "$csv" '"r" $repeat' '$setting' '$drop_pct' "$base && ($others)"
+			} | while IFS=, read -r s n mean lo hi; do echo "$s $rate $mean ${lo:-$mean} ${hi:-$mean}"; done >>"$plot_dir/b-$ring.dat"
 		done
 		while read -r s; do
 			awk -v s="$s" '$1 == s' "$plot_dir/b-$ring.dat" >"$plot_dir/b-$ring-$s.dat"

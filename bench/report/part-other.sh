@@ -22,13 +22,15 @@ ptr_heatmaps() {
 		n=$((n + 1))
 		[ "$n" -le 8 ] || { plots_notes+=("Heat maps: the first 8 mode/work/batch combinations only."); break; }
 		local label kind
+		rm -f "$plot_dir/heat.dat"
 		kind=$(grep -v '^#' "$sum" | awk -F, -v m="$mode" -v w="$work" -v c="$cb" -v out="$plot_dir/heat.dat" '
 			NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
 			$k["impl"] == "patched" && $k["mode"] == m && $k["work"] == w && $k["cbatch"] == c {
 				if ($k["zbatch_req"] == 0) own[$k["size"]] = $k["median_items_per_s"]
 				else v[$k["size"] "," $k["zbatch"]] = $k["median_items_per_s"] }
 			END { rel = 0; for (x in v) { split(x, p, ","); if (own[p[1]]) rel = 1 }
-				for (x in v) { split(x, p, ","); printf "%s %s %.3f\n", p[2], p[1], rel ? v[x] / own[p[1]] : v[x] / 1e6 > out }
+				for (x in v) { split(x, p, ","); if (rel && !own[p[1]]) continue
+					printf "%s %s %.3f\n", p[2], p[1], rel ? v[x] / own[p[1]] : v[x] / 1e6 > out }
 				print rel ? "rel" : "abs" }')
 		[ -s "$plot_dir/heat.dat" ] || continue
 		label="million items/s"

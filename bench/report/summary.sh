@@ -36,6 +36,17 @@ and plots/ is written; both are replaced whole.
 EOF
 }
 
+# An error inside a process substitution (< <(...)) would not end the
+# script: die also leaves its message in a file that main checks at the end.
+errors_file=$(mktemp)
+# nothing half-written left behind, whatever ends the script
+trap 'rm -f "$errors_file"; [ -z "${dir:-}" ] || rm -rf "$dir/summary.md.tmp" "$dir/plots.tmp"' EXIT
+die() {
+	printf '%s: error: %s\n' "$VRB_PROG" "$*" >&2
+	echo "$*" >>"$errors_file"
+	exit 1
+}
+
 plots=1
 dir=''
 while [ $# -gt 0 ]; do
@@ -110,8 +121,13 @@ main() {
 		echo "Made by \`bench/report/summary.sh\` from the run's CSV files (harness $(git -C "$VRB_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown))."
 	} >"$tmp"
 	rm -f "$verdicts_md"
+	if [ -s "$errors_file" ]; then
+		printf '%s: error: no summary.md for %s: %s\n' "$VRB_PROG" "$dir" "$(head -n 1 "$errors_file")" >&2
+		exit 1
+	fi
+	# replaced whole: no plots left from an earlier summary (--no-plots too)
+	rm -rf "$dir/plots"
 	if [ "$plots" = 1 ]; then
-		rm -rf "$dir/plots"
 		mv "$plot_dir" "$dir/plots"
 		rmdir "$dir/plots" 2>/dev/null || true
 	fi

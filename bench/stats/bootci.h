@@ -25,6 +25,11 @@ struct ratio_ci {
 };
 
 #define BOOTCI_MIN_UNITS 3
+/*
+ * From this many units on, a verdict can hold at 95 %: with fewer, every
+ * unit agreeing happens by chance more often than 1 time in 20.
+ */
+#define BOOTCI_FULL_UNITS 6
 
 /*
  * arm[i] and ref[i] are unit i's values (n units). resamples: 100-1000000;

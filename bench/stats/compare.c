@@ -223,6 +223,19 @@ static void row(const struct opts *o, const char *arm, const struct ratio_ci *c,
 		snprintf(verdict, sizeof(verdict), "%s%s", direction(v, o->better),
 			 aa && va != VERDICT_NONE && va != VERDICT_UNDEFINED ?
 			 " (but A/A differs too: not trusted)" : "");
+	/*
+	 * Below 6 units the interval is the range of the units' own ratios:
+	 * a verdict says every unit points the same way, which happens by
+	 * chance 1 time in 2^(n-1) when nothing differs (1 in 4 at n = 3),
+	 * not 1 in 20.
+	 */
+	if ((v == VERDICT_HIGHER || v == VERDICT_LOWER) && c->units < BOOTCI_FULL_UNITS) {
+		size_t len = strlen(verdict);
+
+		snprintf(verdict + len, sizeof(verdict) - len,
+			 " (indicative: %zu units all agree; by chance 1 time in %u)", c->units,
+			 1u << (c->units - 1));
+	}
 	if (c->units)
 		printf("%s,%s,%zu,%.6g,%.6g,", o->metric, arm, c->units, ma, mr);
 	else

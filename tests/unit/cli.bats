@@ -53,7 +53,7 @@ setup() {
 	# every workload of the default set, in order, numbered, each with its minutes
 	[ "$(awk '{ print $1 $3 }' <<<"$output" | tr '\n' ' ')" = "1:boot 2:ptr_ring 3:A 4:B 5:B " ]
 	grep -q -- '^5: [0-9]* B --design boots .* --ndr-steps 3$' <<<"$output"
-	grep -q '^3: [0-9]* A --settings stock\\ b1\\ b16\\ b64\\ z1b64\\ zqb64 ' <<<"$output"
+	grep -q '^3: [0-9]* A --settings stock\\ b1\\ b16\\ b64\\ z1b64\\ zqb64 --txqlens 500 --repeats 6 ' <<<"$output"
 	# full: one B step per ring, then the zero-loss search; numbers kept when filtered
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run B
 	[ "$status" -eq 0 ]

@@ -35,18 +35,19 @@ is_png() {
 	[ "$status" -eq 0 ]
 	md=$d/summary.md
 	cat "$md"
-	# every non-reference row of the run's verdicts.csv, in the summary
+	# every non-reference row of the run's verdicts.csv, in the summary (the
+	# recorded verdicts predate the "indicative" and "no spread" notes)
 	while IFS=, read -r m arm _ _ _ ratio lo hi _ _ _ verdict; do
 		[ "$verdict" != reference ] || continue
-		grep -qF "$(printf '%.4f [%.4f, %.4f] | %s |' "$ratio" "$lo" "$hi" "$verdict")" "$md" ||
-			grep -qF "$(printf '%s ratio %.4f [%.4f, %.4f], %s.' "$m" "$ratio" "$lo" "$hi" "$verdict")" "$md" ||
+		grep -q "^| $arm .*| $(printf '%.4f \\[%.4f, %.4f\\]' "$ratio" "$lo" "$hi")[^|]* | ${verdict}[^|]* |" "$md" ||
+			grep -qF "$(printf '%s ratio %.4f [%.4f, %.4f]' "$m" "$ratio" "$lo" "$hi")" "$md" ||
 			{ echo "missing: $m $arm $ratio [$lo, $hi] $verdict"; false; }
 	done < <(grep -v '^#' "$FIX/report/a/verdicts.csv" | tail -n +2 | grep -v '^mean_batch')
 	grep -q '^### tx_queue_len 500$' "$md"
 	grep -q '^\*\*A/A\*\* (b64_aa against b64, the noise floor): pktgen_pps ratio ' "$md"
 	# seed 002's shape: medians of xmit / dropped / total / % dropped
 	grep -q '^| b1 | stock rule | 1 | 30000 | 748570 | 778570 | 96.1468 | ' "$md"
-	grep -q '^- tx_queue_len 500: b1 sends (pktgen pps) 0.9858 x as much as b64 (95 % CI 0.9846-0.9874): worse.$' "$md"
+	grep -q '^- tx_queue_len 500: b1 sends (pktgen pps) 0.9858 x as much as b64 (95 % CI 0.9846-0.9874): worse (indicative: 5 units all agree; by chance 1 time in 16).$' "$md"
 	grep -q '^| `command` \|^| command | `bench/vhost_drv/run-a.sh --settings stock' "$md"
 	grep -q '!\[pps by rx batch\](plots/a-pps-vs-rx_batch.png)' "$md"
 	is_png "$d/plots/a-pps-vs-rx_batch.png"
@@ -68,7 +69,8 @@ is_png() {
 	grep -qF "$exp" "$md"
 	grep -q '^\*\*A/A\*\* (auto_aa against auto, the noise floor): drop_pct ratio .*A/A: no difference (the noise floor)\.$' "$md"
 	grep -q '^| legacy | .* | 6.19 | 0.3553 \[[0-9.]*, [0-9.]*\] lower | 0.719 | 2.3779 \[[0-9.]*, [0-9.]*\] higher |$' "$md"
-	grep -q '^| stock | 24 | .* | 0.7441 \[[0-9.]*, [0-9.]*\] | better | - | ' "$md"
+	# stock by boot: 3 units, so indicative
+	grep -q '^| stock | 24 | .* | 0.7441 \[[0-9.]*, [0-9.]*\] | better (indicative: 3 units all agree; by chance 1 time in 4) | - | ' "$md"
 	grep -q '^- ring 256, 100000 pps: legacy refills 0.3553 x as much as auto' "$md"
 	grep -q 'No zero-loss search in this run (paired design' "$md"
 	is_png "$d/plots/b-drops-ring256.png"
@@ -121,6 +123,13 @@ is_png() {
 	run "$SUM" "$BATS_TEST_TMPDIR/empty" "$BATS_TEST_TMPDIR"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"one result directory"* ]]
+	# a run whose CSV lacks a column: refused, nothing written, nothing left over
+	mkdir "$BATS_TEST_TMPDIR/bad"
+	sed '/^#/!s/pktgen_pps/pps_renamed/' "$FIX/report/a/trials.csv" >"$BATS_TEST_TMPDIR/bad/trials.csv"
+	run "$SUM" "$BATS_TEST_TMPDIR/bad"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"'\$pktgen_pps' names a column that is not in"* ]]
+	[ "$(ls -A "$BATS_TEST_TMPDIR/bad")" = trials.csv ]
 }
 
 @test "compare-runs: a run against itself differs nowhere; against a shifted copy it finds the shift; bad input" {
@@ -130,14 +139,14 @@ is_png() {
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^| tx_queue_len 500 | ' <<<"$output")" -eq 8 ]
 	# unpaired: the intervals hold 1 but are not empty
-	[ "$(grep -c '| 1.0000 \[[0-9.]*, [0-9.]*\] | no difference detected |' <<<"$output")" -eq 8 ]
+	[ "$(grep -c '| 1.0000 \[[0-9.]*, [0-9.]*\][^|]* | no difference detected |' <<<"$output")" -eq 8 ]
 	# the same run with every b1 pps x 1.5: b1 sends more, the rest equal
 	b=$BATS_TEST_TMPDIR/b
 	mkdir "$b"
 	awk -F, -v OFS=, '/^#/ || $2 != "b1" { print; next } { $11 = $11 * 1.5; print }' "$a/trials.csv" >"$b/trials.csv"
 	run "$CMP" --out "$BATS_TEST_TMPDIR/cmp.md" "$a" "$b"
 	[ "$status" -eq 0 ]
-	grep -q '^| tx_queue_len 500 | b1 | pktgen_pps | 5, 13349 | 5, 20023.5 | 1.5000 \[1.5000, 1.5000\] | better | ' "$BATS_TEST_TMPDIR/cmp.md"
+	grep -q '^| tx_queue_len 500 | b1 | pktgen_pps | 5, 13349 | 5, 20023.5 | 1.5000 \[1.5000, 1.5000\] (no spread) | better (indicative: 5 units all agree; by chance 1 time in 16) | ' "$BATS_TEST_TMPDIR/cmp.md"
 	grep -q '^| tx_queue_len 500 | b64 | pktgen_pps | .* | 1.0000 \[0.99[0-9]*, 1.00[0-9]*\] | no difference detected | ' "$BATS_TEST_TMPDIR/cmp.md"
 	# workload A against B, one dir, no shared setting
 	bp=$(run_dir bp "$FIX"/stats/b-paired-20261130T145227Z/blocks.csv)
@@ -147,6 +156,11 @@ is_png() {
 	run "$CMP" "$a"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"two result directories"* ]]
+	# B runs of the paired and the boots design: different units
+	bb=$(run_dir bb "$FIX"/report/b-boots/trials.csv)
+	run "$CMP" "$bp" "$bb"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"of different designs (paired, boots)"* ]]
 	c=$BATS_TEST_TMPDIR/c
 	mkdir "$c"
 	sed 's/^# settings: .*/# settings: b2/; s/,b64,/,b2,/; s/,b1,/,b2,/; s/,stock,/,b2,/; s/,b64_aa,/,b2,/' "$a/trials.csv" >"$c/trials.csv"
@@ -180,6 +194,6 @@ is_png() {
 	md=$d/summary.md
 	cat "$md"
 	[ "$(grep -c '^| drop | 0 | [0-9]* | 1 | 3 | [0-9.]* \[[0-9.]*, [0-9.]*\] | ' "$md")" -eq 3 ]
-	grep -q '^| drop | 0 | 64 | 1 | 3 | 1.0395 \[1.0314, 1.0463\] | better | ' "$md"
+	grep -q '^| drop | 0 | 64 | 1 | 3 | 1.0395 \[1.0314, 1.0463\] | better (indicative: 3 units all agree; by chance 1 time in 4) | ' "$md"
 	grep -q '^- ptr_ring drop, work 0, size 64, cbatch 1: patched moves items (items/s) 1.0395 x as much as stock' "$md"
 }

@@ -35,13 +35,14 @@ setup() {
 	# metric,arm,units,mean,ref_mean,ratio,ci_lo,ci_hi,detectable_pct,aa_ci_lo,aa_ci_hi,verdict
 	[[ "${lines[0]}" == refills_per_1000,auto,5,*,1,,,,,,reference ]]
 	IFS=, read -r _ arm n _ _ ratio lo hi _ _ _ verdict <<<"${lines[1]}"
-	[ "$arm" = legacy ] && [ "$n" -eq 5 ] && [ "$verdict" = lower ]
+	# 5 units: a verdict is every unit agreeing, 1 time in 16 by chance
+	[ "$arm" = legacy ] && [ "$n" -eq 5 ] && [ "$verdict" = "lower (indicative: 5 units all agree; by chance 1 time in 16)" ]
 	awk -v r="$ratio" -v l="$lo" -v h="$hi" 'BEGIN { exit !(l < r && r < h && h < 0.4 && l > 0.3) }'
 	run bash -c '. "$VRB_ROOT/lib/functions.sh"; . "$VRB_ROOT/lib/stats.sh"
 		stats_units "$1" "\$repeat" "\$setting" "\$drop_pct" | stats_compare drop_pct lower auto ""' _ "$FIX"
 	echo "$output"
 	[[ "$output" == *"drop_pct,mn16,5,"*",no difference detected"* ]]
-	[[ "$output" == *"drop_pct,legacy,5,"*",worse"* ]]
+	[[ "$output" == *"drop_pct,legacy,5,"*",worse (indicative: 5 units all agree; by chance 1 time in 16)"* ]]
 }
 
 @test "the A/A arm: its interval is on every row; when it differs, no verdict is trusted" {
@@ -68,6 +69,16 @@ setup() {
 	[[ "${lines[2]}" == *"better (but A/A differs too: not trusted)" ]]
 }
 
+@test "below 6 units a verdict is indicative: every unit agreeing happens by chance 1 time in 2^(n-1)" {
+	stats_build
+	run stats_compare pps higher a "" <<<"$(printf '%s\n' 1,a,100 2,a,100 3,a,100 1,b,101 2,b,103 3,b,100.5)"
+	echo "$output"
+	[[ "${lines[1]}" == pps,b,3,*",better (indicative: 3 units all agree; by chance 1 time in 4)" ]]
+	# 6 units: a plain verdict
+	run stats_compare pps higher a "" <<<"$(for u in 1 2 3 4 5 6; do echo "$u,a,100"; echo "$u,b,$((110 + u))"; done)"
+	[[ "${lines[1]}" == pps,b,6,*",better" ]]
+}
+
 @test "stats_compare prints nothing for a metric without the reference (stock alone has no counters)" {
 	stats_build
 	run stats_compare refills "" auto auto_aa <<<""
@@ -78,7 +89,7 @@ setup() {
 	run stats_compare pps higher a a_aa <<<$'1,a,1\n2,a,2\n3,a,3\n1,b,2\n2,b,4\n3,b,6'
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 2 ]
-	[[ "${lines[1]}" == pps,b,3,*,,,better ]]	# no A/A interval
+	[[ "${lines[1]}" == pps,b,3,*,,,"better (indicative: 3 units all agree; by chance 1 time in 4)" ]]	# no A/A interval
 }
 
 @test "compare and stats_expr refuse bad input with a message" {
