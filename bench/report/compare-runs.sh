@@ -131,7 +131,7 @@ main() {
 	read -r nc nk <<<"$(run_csv "$new")"
 	[ "${ok:0:1}" = "${nk:0:1}" ] || die "$old is workload ${ok:0:1}, $new is workload ${nk:0:1}: nothing to compare"
 	[ "$ok" = "$nk" ] || die "$old and $new are workload B runs of different designs (paired, boots): their units differ"
-	[ -x "$VRB_CACHE/stats/compare" ] || stats_build
+	stats_build	# make: rebuilt when bench/stats changed, not only when missing
 	echo "# $new against $old"
 	echo
 	echo "| | old | new |"

@@ -83,7 +83,7 @@ main() {
 	local w tmp
 	w=$(workload_of "$dir")
 	[ "$plots" = 0 ] || need_cmd gnuplot gnuplot-nox
-	[ -x "$VRB_CACHE/stats/compare" ] || stats_build
+	stats_build	# make: rebuilt when bench/stats changed, not only when missing
 	verdicts_md=$(mktemp)
 	tmp="$dir/summary.md.tmp"
 	plots_md=() plots_notes=()
