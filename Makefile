@@ -2,6 +2,8 @@
 # smoke test that builds or reuses both kernels and boots each).
 # make check-quick: the same without building or booting kernels.
 # make check-debug: the VM tests on the debug kernels (see below).
+# make soak-backpressure: the backpressure stall test for SOAK_S seconds per
+# consumer (default 300) on the patched kernel, not in make check (its time).
 # Tests run with prove over bats files: prove prints the summary.
 
 PROVE := prove --exec 'bats --tap' --timer --comments
@@ -17,7 +19,9 @@ VM    := $(wildcard tests/ptr_ring/*.bats) $(wildcard tests/vm/*.bats)
 # is booted again, up to 8 times (scripts/guest-run.sh --boot-retries).
 DEBUG_VM := $(filter-out tests/vm/series.bats,$(VM))
 
-.PHONY: check check-quick check-debug deps clean-cache
+SOAK_S ?= 300
+
+.PHONY: check check-quick check-debug soak-backpressure deps clean-cache
 
 check: deps
 	$(PROVE) $(UNIT) $(VM)
@@ -28,6 +32,9 @@ check-quick: deps
 check-debug: deps
 	VRB_KERNEL_FLAVOUR=debug VRB_GUEST_BOOT_TIMEOUT=600 VRB_GUEST_BOOT_QUIET=90 \
 		VRB_GUEST_BOOT_RETRIES=8 $(PROVE) $(DEBUG_VM)
+
+soak-backpressure: deps
+	VRB_BP_SOAK_S=$(SOAK_S) bats --timing -f patched tests/vm/backpressure.bats
 
 deps:
 	@scripts/install-deps.sh

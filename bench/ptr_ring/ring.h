@@ -32,6 +32,21 @@ int ring_consume_batched(struct ring *r, void **array, int n);
  */
 int ring_unconsume(struct ring *r, void **batch, int n, void (*destroy)(void *));
 int ring_resize(struct ring *r, int size, void (*destroy)(void *));
+/*
+ * Consumes like ring_consume()/ring_consume_batched() and sets *freed (never
+ * clears it) when the call wrote out consumed entries, i.e. made room for the
+ * producer: the header's ptr_ring_consume_freed() and
+ * ptr_ring_consume_batched_freed() (the backpressure series). Only when
+ * ring_has_consume_freed(); otherwise they abort.
+ */
+bool ring_has_consume_freed(void);
+/* The producer lock, and produce/full under it (__ptr_ring_produce(), __ptr_ring_full()). */
+void ring_lock_producer(struct ring *r);
+void ring_unlock_producer(struct ring *r);
+int ring_produce_locked(struct ring *r, void *ptr);
+bool ring_full_locked(struct ring *r);
+void *ring_consume_freed(struct ring *r, bool *freed);
+int ring_consume_batched_freed(struct ring *r, void **array, int n, bool *freed);
 bool ring_empty(struct ring *r);
 bool ring_full(struct ring *r);
 

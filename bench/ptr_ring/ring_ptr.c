@@ -68,6 +68,64 @@ int ring_consume_batched(struct ring *r, void **array, int n)
 	return ptr_ring_consume_batched(&r->pr, array, n);
 }
 
+void ring_lock_producer(struct ring *r)
+{
+	spin_lock(&r->pr.producer_lock);
+}
+
+void ring_unlock_producer(struct ring *r)
+{
+	spin_unlock(&r->pr.producer_lock);
+}
+
+int ring_produce_locked(struct ring *r, void *ptr)
+{
+	return __ptr_ring_produce(&r->pr, ptr);
+}
+
+bool ring_full_locked(struct ring *r)
+{
+	return __ptr_ring_full(&r->pr);
+}
+
+#ifdef HAVE_CONSUME_FREED
+bool ring_has_consume_freed(void)
+{
+	return true;
+}
+
+void *ring_consume_freed(struct ring *r, bool *freed)
+{
+	return ptr_ring_consume_freed(&r->pr, freed);
+}
+
+int ring_consume_batched_freed(struct ring *r, void **array, int n, bool *freed)
+{
+	return ptr_ring_consume_batched_freed(&r->pr, array, n, freed);
+}
+#else
+bool ring_has_consume_freed(void)
+{
+	return false;
+}
+
+void *ring_consume_freed(struct ring *r, bool *freed)
+{
+	(void)r;
+	(void)freed;
+	abort();
+}
+
+int ring_consume_batched_freed(struct ring *r, void **array, int n, bool *freed)
+{
+	(void)r;
+	(void)array;
+	(void)n;
+	(void)freed;
+	abort();
+}
+#endif
+
 /* The caller's destroy, and the calls to it, around one ring_unconsume(). */
 static _Thread_local void (*unconsume_destroy)(void *);
 static _Thread_local int unconsume_destroyed;

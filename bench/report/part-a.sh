@@ -63,9 +63,31 @@ a_cell() {
 		echo "| $s | ${zb/#0/stock rule} | $rxb | $xm | $dr | $to | $dp | $(ratio_cell "$row") | $(cut -d, -f12 <<<"$row") |"
 	done < <(medians "$csv" "$f" xmit dropped total drop_pct || true)
 	echo
+	[ "$(meta "$csv" settings | tr ' ' '\n' | grep -c '^bp')" = 0 ] || a_bp_table "$csv" "$f" "$rows_pps"
 	{ grep -v '^$' <<<"$rows_pps"; grep -v '^$' <<<"$rows_drop"; } | while IFS= read -r row; do
 		words "$row" "tx_queue_len $q" "$ref"
 	done >>"$verdicts_md"
+}
+
+# a_bp_table CSV FILTER ROWS_PPS: the backpressure settings (bp, bpbN) next
+# to the others in the 2026 posting's shape: sent / delivered / lost pps.
+# A trial lasts xmit / pktgen_pps seconds (pktgen's run): sent = the frames
+# pktgen offered (xmit + dropped) per second of it, delivered = pktgen's pps
+# (every frame the tap took reaches the consumer before the trial ends),
+# lost = tun's drops per second.
+a_bp_table() {
+	local csv=$1 f=$2 rows=$3 s se de lo lp row kern
+	echo "Backpressure (IFF_BACKPRESSURE: a full ring stops the tap's queue, pktgen waits; the 2026 posting's shape), medians over repeats; delivered against $ref paired by repeat:"
+	echo
+	echo "| setting | kernel | sent pps | delivered pps | lost pps | % lost | delivered: ratio to $ref [95 % CI] | verdict |"
+	echo "|---|---|---|---|---|---|---|---|"
+	while IFS=, read -r s se de lo lp; do
+		row=$(grep "^pktgen_pps,$s," <<<"$rows" || true)
+		IFS=, read -r _ kern _ <<<"$(setting_info "$csv" "$s")"
+		printf '| %s | %s | %.0f | %.0f | %.0f | %s | %s | %s |\n' "$s" "$kern" "$se" "$de" "$lo" "$lp" \
+			"$(ratio_cell "$row")" "$(cut -d, -f12 <<<"$row")"
+	done < <(medians "$csv" "$f" 'total * $pktgen_pps / $xmit' pktgen_pps 'dropped * $pktgen_pps / $xmit' drop_pct || true)
+	echo
 }
 
 # setting_info CSV S: "setting,kernel,rx_batch,zero_batch" of S's first row.

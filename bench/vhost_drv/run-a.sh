@@ -25,6 +25,7 @@ count=100000
 size=60
 ring=256
 mode=poll
+consumer=vhost
 regime=seeds
 work=''
 probe=''
@@ -72,6 +73,10 @@ Settings:
   zZbN     patched, tun.tx_ring_zero_batch=Z (1-256), rx_batch=N: z1b1 is
            "before" in seed 002 (no batch zeroing, no batch dequeue)
   zqbN     the same with Z a quarter of the ring: tx_queue_len / 4 (1-256)
+  bpbN     patched, the tap with IFF_BACKPRESSURE (a full ring stops the
+           queue: pktgen waits instead of the ring dropping), rx_batch=N
+  bp       patched, IFF_BACKPRESSURE, nothing else set (--consumer read)
+  patched  patched, nothing set: its defaults (bp's reference)
   NAME_aa  the A/A copy of a setting (same knobs, its own arm)
 
   --settings LIST    (default: "$settings")
@@ -82,6 +87,9 @@ Settings:
   --ring N           vhost_drv's rx ring size, a power of 2, 2-32768 (default: $ring)
   --mode M           vhost_drv's mode: poll, event, or paced:PPS (harvests at
                      most PPS buffers a second: a slow guest) (default: $mode)
+  --consumer C       who takes the frames off the tap's ring: vhost (vhost-net,
+                     into vhost_drv's rings) or read (tap_read reading the tap
+                     fd; settings stock, patched and bp only) (default: $consumer)
   --regime R         seeds (the driver is the bottleneck: --work
                      $REGIME_SEEDS_WORK, probe vhost_batch for the mean batch) or keepup
                      (--work 0, no probe unless --probe) (default: $regime)
@@ -119,6 +127,7 @@ parse_args() {
 		--out) [ $# -ge 2 ] || die "$1 needs a value"; out=$2; shift 2 ;;
 		--regime) [ $# -ge 2 ] || die "$1 needs a value"; regime=$2; shift 2 ;;
 		--work) [ $# -ge 2 ] || die "$1 needs a value"; work=$2; shift 2 ;;
+		--consumer) [ $# -ge 2 ] || die "$1 needs a value"; consumer=$2; shift 2 ;;
 		--clock) [ $# -ge 2 ] || die "$1 needs a value"; clock=$2; shift 2 ;;
 		--vcpus) [ $# -ge 2 ] || die "$1 needs a value"; vcpus=$2; shift 2 ;;
 		--ref) [ $# -ge 2 ] || die "$1 needs a value"; ref=$2; shift 2 ;;
@@ -133,6 +142,16 @@ parse_args() {
 	local s q
 	[ -n "$settings" ] || die "--settings is empty"
 	for s in $settings; do setting_knobs "$s" >/dev/null; done
+	case $consumer in
+	vhost) ;;
+	read)
+		for s in $settings; do
+			[[ "$(setting_knobs "$s")" == -:-:* ]] ||
+				die "setting $s sets a vhost-net or zeroing knob: --consumer read takes stock, patched and bp"
+		done
+		;;
+	*) die "--consumer must be vhost or read, not '$consumer'" ;;
+	esac
 	[ -n "$txqlens" ] || die "--txqlens is empty"
 	for q in $txqlens; do check_range --txqlens "$q" 1 65536; done
 	check_range --repeats "$repeats" 1 1000
@@ -146,7 +165,11 @@ parse_args() {
 	*) die "--mode must be poll, event or paced:PPS, not '$mode'" ;;
 	esac
 	case $regime in
-	seeds) work=${work:-$REGIME_SEEDS_WORK}; probe=${probe:-vhost_batch} ;;
+	seeds)
+		work=${work:-$REGIME_SEEDS_WORK}
+		# vhost's batches: no vhost-net when a process reads the tap
+		[ "$consumer" = read ] || probe=${probe:-vhost_batch}
+		;;
 	keepup) work=${work:-0} ;;
 	*) die "--regime must be seeds or keepup, not '$regime'" ;;
 	esac
@@ -171,16 +194,24 @@ parse_args() {
 	[ "$(tr ' ' '\n' <<<"$settings" | sort | uniq -d)" = "" ] || die "--settings names a setting twice"
 }
 
-# setting_knobs NAME [TXQLEN]: "RX_BATCH:ZERO_BATCH" ("-" leaves a knob
-# alone); zqbN's zeroing batch is a quarter of TXQLEN (default 4: a check).
+# setting_knobs NAME [TXQLEN]: "RX_BATCH:ZERO_BATCH:BACKPRESSURE" ("-"
+# leaves a knob alone; BACKPRESSURE 0 or 1); zqbN's zeroing batch is a
+# quarter of TXQLEN (default 4: a check).
 setting_knobs() {
 	case $(aa_base "$1") in
-	stock) echo "-:-" ;;
+	stock | patched) echo "-:-:0" ;;
+	bp) echo "-:-:1" ;;
+	bpb[0-9]*)
+		local b
+		b=$(aa_base "${1#bpb}")
+		check_range "setting $1" "$b" 1 256 >/dev/null
+		echo "$b:0:1"
+		;;
 	b[0-9]*)
 		local b
 		b=$(aa_base "${1#b}")
 		check_range "setting $1" "$b" 1 256 >/dev/null
-		echo "$b:0"
+		echo "$b:0:0"
 		;;
 	zqb[0-9]*)
 		local z b
@@ -189,7 +220,7 @@ setting_knobs() {
 		[ "$z" -ge 1 ] || z=1
 		[ "$z" -le 256 ] || z=256
 		check_range "setting $1: rx batch" "$b" 1 256 >/dev/null
-		echo "$b:$z"
+		echo "$b:$z:0"
 		;;
 	z[0-9]*b[0-9]*)
 		local z b
@@ -197,15 +228,15 @@ setting_knobs() {
 		z=${z%%b*}
 		check_range "setting $1: zeroing batch" "$z" 1 256 >/dev/null
 		check_range "setting $1: rx batch" "$b" 1 256 >/dev/null
-		echo "$b:$z"
+		echo "$b:$z:0"
 		;;
-	*) die "unknown setting '$1' (stock, bN, zZbN, zqbN, each also as NAME_aa)" ;;
+	*) die "unknown setting '$1' (stock, patched, bN, zZbN, zqbN, bpbN, bp, each also as NAME_aa)" ;;
 	esac
 }
 
 build() {
 	make -s -C "$VRB_ROOT/bench/vhost_drv" BUILD="$VRB_CACHE/vhost_drv" \
-		"$VRB_CACHE/vhost_drv/vhost_drv" >/dev/null
+		"$VRB_CACHE/vhost_drv/vhost_drv" "$VRB_CACHE/vhost_drv/tap_read" >/dev/null
 }
 
 TRIAL_COLS="repeat,setting,kernel,rx_batch,zero_batch,txqlen,xmit,dropped,total,drop_pct,pktgen_pps,rx_packets,pktgen_packets,tap_tx_packets,tap_tx_dropped,kicks,harvests,seconds,vhost_batches,mean_batch,host_load1"
@@ -226,7 +257,7 @@ boot() {
 	"$VRB_ROOT/scripts/guest-run.sh" --kernel "$kernel" --run-dir "$dir/guest" \
 		--vcpus "$vcpus" --clock "$clock" --host-cpus "$cpu_other" --vcpu-cpus "$cpu_vcpu" \
 		--timeout $((300 + 60 * $#)) -- "$VRB_ROOT/bench/vhost_drv/guest-a.sh" "${pargs[@]}" --work "$work" \
-		"$VRB_CACHE/vhost_drv/vhost_drv" "$count" "$size" "$ring" "$mode" "${gt[@]}" \
+		--consumer "$consumer" "$VRB_CACHE/vhost_drv" "$count" "$size" "$ring" "$mode" "${gt[@]}" \
 		>"$dir/guest.log" 2>&1 || rc=$?
 	if [ "$rc" -ne 0 ]; then
 		tail -n 20 "$dir/guest.log" >&2
@@ -369,7 +400,12 @@ main() {
 	log "accelerator: ${accel%% *} (${accel#* })"
 	if [ -n "$out" ]; then out=$(results_claim "$out"); else out=$(results_new_dir A); fi
 	[ "$clock" = realtime ] || accel="tcg icount: instructions counted, virtual time"
-	meta=("workload=A (pktgen -> tap -> vhost-net -> vhost_drv, in one guest)"
+	if [ "$consumer" = vhost ]; then
+		meta=("workload=A (pktgen -> tap -> vhost-net -> vhost_drv, in one guest)")
+	else
+		meta=("workload=A (pktgen -> tap -> tap_read reading the tap fd, in one guest)")
+	fi
+	meta+=("consumer=$consumer"
 		"accel=${accel%% *} (${accel#* })" "clock=$clock" "settings=$settings" "txqlens=$txqlens"
 		"reference=$ref" "aa_arm=${aa:-none}" "regime=$regime"
 		"repeats=$repeats" "count=$count" "frame_size=$size"

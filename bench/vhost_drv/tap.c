@@ -15,8 +15,9 @@
 #define SIOCSIFTXQLEN 0x8943
 #endif
 
-int tap_open(const char *name, int hdr_len, char *err, int errlen)
+int tap_open(const char *name, int hdr_len, bool backpressure, char *err, int errlen)
 {
+	unsigned int features = 0;
 	struct ifreq ifr;
 	int fd;
 
@@ -29,8 +30,16 @@ int tap_open(const char *name, int hdr_len, char *err, int errlen)
 		snprintf(err, errlen, "/dev/net/tun: %s (CONFIG_TUN, and root?)", strerror(errno));
 		return -1;
 	}
+	if (backpressure && (ioctl(fd, TUNGETFEATURES, &features) < 0 ||
+			     !(features & TAP_IFF_BACKPRESSURE))) {
+		snprintf(err, errlen, "this kernel's tun has no IFF_BACKPRESSURE (the backpressure patches)");
+		close(fd);
+		return -1;
+	}
 	memset(&ifr, 0, sizeof(ifr));
 	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
+	if (backpressure)
+		ifr.ifr_flags |= TAP_IFF_BACKPRESSURE;
 	memcpy(ifr.ifr_name, name, strlen(name));
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
 		snprintf(err, errlen, "TUNSETIFF %s: %s", name, strerror(errno));

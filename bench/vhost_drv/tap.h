@@ -9,11 +9,16 @@
 
 #include <stdbool.h>
 
+/* IFF_BACKPRESSURE (the backpressure series; 0x0080 upstream from 7.2). */
+#define TAP_IFF_BACKPRESSURE 0x0080
+
 /*
- * Creates tap name (IFNAMSIZ) with a vnet header of hdr_len bytes; returns
- * its fd, or -1 with a message in err (size errlen).
+ * Creates tap name (IFNAMSIZ) with a vnet header of hdr_len bytes, with
+ * IFF_BACKPRESSURE when backpressure (a kernel without it is an error: its
+ * TUNSETIFF ignores the flag); returns its fd, or -1 with a message in err
+ * (size errlen).
  */
-int tap_open(const char *name, int hdr_len, char *err, int errlen);
+int tap_open(const char *name, int hdr_len, bool backpressure, char *err, int errlen);
 
 /* Sets tx_queue_len (the tx ring size); 0 or -errno. */
 int tap_set_txqlen(const char *name, int len);

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "pace.h"
+#include "frame_work.h"
 #include "pktgen_frame.h"
 #include "tap.h"
 #include "vhost.h"
@@ -64,6 +65,7 @@ struct opts {
 	unsigned int work;	/* rounds of work per frame: the consumer's cost */
 	unsigned int reset_ms;	/* 0: never reset the rx queue */
 	unsigned int churn_ms;	/* 0: never change the rx batch while running */
+	bool backpressure;	/* the tap with IFF_BACKPRESSURE */
 };
 
 struct counters {
@@ -106,6 +108,8 @@ static void usage(FILE *f)
 		"  --rx-batch-churn MS  set the device's rx batch to the next of 1, 256, 7, 64,\n"
 		"                    16, 128, 2 every MS ms, 1-60000, and read it back (needs\n"
 		"                    the series): the knob changed under load\n"
+		"  --backpressure    the tap with IFF_BACKPRESSURE: a full ring stops its tx\n"
+		"                    queue instead of dropping (needs the backpressure patches)\n"
 		"  -h, --help        this text\n"
 		"Prints \"vhost_drv: ready\" once vhost-net has the tap and buffers, counters\n"
 		"on SIGUSR1, and \"vhost_drv: totals: key=value ...\" at exit.\n");
@@ -148,6 +152,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "work", required_argument, 0, 'w' },
 		{ "reset-every", required_argument, 0, 'X' },
 		{ "rx-batch-churn", required_argument, 0, 'C' },
+		{ "backpressure", no_argument, 0, 'P' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -232,6 +237,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return -1;
 			o->churn_ms = v;
 			break;
+		case 'P':
+			o->backpressure = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -280,18 +288,6 @@ struct driver {
 	struct counters c;
 };
 
-/* What frame_work computes goes here, so that the compiler keeps the work. */
-static volatile uint32_t work_sink;
-
-/* n rounds of dependent arithmetic (FNV-1a) over a frame's bytes. */
-static void frame_work(const uint8_t *p, uint32_t len, unsigned int n)
-{
-	uint32_t h = 2166136261u;
-
-	for (unsigned int i = 0; i < n; i++)
-		h = (h ^ p[i % len]) * 16777619u;
-	work_sink = h;
-}
 
 /* Harvests up to max used rx buffers, counts and reposts them; kicks if asked. */
 static int rx_round(struct driver *d, uint32_t max)
@@ -356,7 +352,7 @@ static int setup(struct driver *d)
 	/* vhost-net first: without it, no tap is left behind */
 	if (vhost_open(&d->vh, err, sizeof(err)))
 		return die(err);
-	tap = tap_open(d->o.tap, HDR_LEN, err, sizeof(err));
+	tap = tap_open(d->o.tap, HDR_LEN, d->o.backpressure, err, sizeof(err));
 	if (tap < 0)
 		return die(err);
 	if (d->o.txqlen > 0 && tap_set_txqlen(d->o.tap, d->o.txqlen)) {
@@ -536,10 +532,10 @@ int main(int argc, char **argv)
 	ret = setup(&d);
 	if (ret)
 		return ret;
-	printf("vhost_drv: ready: tap=%s ring=%u txqlen=%lld rx_batch=%u mode=%s work=%u reset_ms=%u\n",
+	printf("vhost_drv: ready: tap=%s ring=%u txqlen=%lld rx_batch=%u mode=%s work=%u reset_ms=%u backpressure=%d\n",
 	       d.o.tap, d.o.ring, tap_sysfs(d.o.tap, "tx_queue_len"), d.o.rx_batch ? d.o.rx_batch : 64,
 	       d.o.mode == MODE_POLL ? "poll" : d.o.mode == MODE_EVENT ? "event" : "paced",
-	       d.o.work, d.o.reset_ms);
+	       d.o.work, d.o.reset_ms, d.o.backpressure);
 	fflush(stdout);
 	ret = run(&d);
 	vhost_close(&d.vh);

@@ -31,9 +31,13 @@ harness() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"ptr_ring stock: 9 passed, 0 failed"* ]]
-	[[ "$output" == *"ptr_ring patched: 9 passed, 0 failed"* ]]
+	# the patched header has ptr_ring_consume_freed(): one more test, and
+	# the stop/wake stress (7 ring sizes x the zeroing batches up to half)
+	[[ "$output" == *"ptr_ring patched: 10 passed, 0 failed"* ]]
 	[[ "$output" == *"ptr_ring stress stock: 27 passed, 0 failed"* ]]
 	[[ "$output" == *"ptr_ring stress patched: 27 passed, 0 failed"* ]]
+	[[ "$output" == *"ptr_ring wake patched: 20 passed, 0 failed"* ]]
+	[[ "$output" != *"ptr_ring wake stock"* ]]
 }
 
 # mutant NAME SED [TREE]: a copy of TREE's header (default stock) changed
@@ -67,6 +71,20 @@ mutant() {
 
 @test "a batch rule that can exceed half the ring fails the tests" {
 	mutant bigbatch 's/if (r->batch > r->size \/ 2 || !r->batch)/if (!r->batch)/'
+}
+
+@test "a consume_freed that never reports the room it made fails the tests and the stop/wake stress" {
+	mutant neverfreed 's/^\t\tfreed = true;$/\t\t(void)freed;/' patched
+	run harness IMPLS=neverfreed HDR_neverfreed="$BATS_TEST_TMPDIR/neverfreed.h" "$BUILD/wake-neverfreed"
+	[ "$status" -eq 0 ]
+	run "$BUILD/wake-neverfreed"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"lost wake-up: queue stopped, ring empty for 1 s"* ]]
+}
+
+@test "a consume_freed that reports room it did not make fails the tests" {
+	mutant alwaysfreed 's/^\tif (ptr \&\& __ptr_ring_discard_one(r))$/\tif (ptr \&\& (__ptr_ring_discard_one(r) || 1))/' patched
 }
 
 @test "the benchmark moves every item and reports one CSV row" {

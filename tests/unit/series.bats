@@ -76,7 +76,7 @@ setup() {
 @test "the repository's posted series and benchmark-only set parse" {
 	run series_stack "$VRB_ROOT/patches"
 	[ "$status" -eq 0 ]
-	[ "${#lines[@]}" -eq 10 ]
-	[[ "${lines[6]}" == "$VRB_ROOT/patches/0007-"* ]]
-	[[ "${lines[7]}" == "$VRB_ROOT/patches/bench/"* ]]
+	[ "${#lines[@]}" -eq 13 ]
+	[[ "${lines[9]}" == "$VRB_ROOT/patches/0010-"* ]]
+	[[ "${lines[10]}" == "$VRB_ROOT/patches/bench/"* ]]
 }

@@ -61,11 +61,49 @@ setup() {
 	fi
 }
 
+@test "tap_read refuses bad options; without /dev/net/tun it says so" {
+	run make -s -C "$VRB_ROOT/bench/vhost_drv" BUILD="$BUILD" "$BUILD/tap_read"
+	[ "$status" -eq 0 ]
+	run "$BUILD/tap_read" --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"--backpressure"* ]]
+	for v in -1 1000001 x ''; do
+		run "$BUILD/tap_read" --work "$v"
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"--work must be an integer from 0 to 1000000, not '$v'"* ]]
+	done
+	for o in --pause-every --pause-for; do
+		for v in 0 60001 5ms; do
+			run "$BUILD/tap_read" "$o" "$v"
+			[ "$status" -eq 2 ]
+			[[ "$output" == *"$o must be an integer from 1 to 60000, not '$v'"* ]]
+		done
+	done
+	run "$BUILD/tap_read" --txqlen 0
+	[[ "$output" == *"--txqlen must be an integer from 1 to 65536, not '0'"* ]]
+	run "$BUILD/tap_read" extra
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unexpected argument 'extra'"* ]]
+	if [ ! -e /dev/net/tun ]; then
+		run "$BUILD/tap_read" --tap vrbtest1
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"/dev/net/tun: No such file or directory"* ]]
+	fi
+}
+
 @test "run-a.sh refuses unknown settings and bad numbers before building anything" {
 	export VRB_CACHE=$BATS_TEST_TMPDIR/cache
 	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings "stock bogus"
 	[ "$status" -ne 0 ]
-	[[ "$output" == *"unknown setting 'bogus' (stock, bN, zZbN, zqbN, each also as NAME_aa)"* ]]
+	[[ "$output" == *"unknown setting 'bogus' (stock, patched, bN, zZbN, zqbN, bpbN, bp, each also as NAME_aa)"* ]]
+	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings bpb0
+	[[ "$output" == *"setting bpb0 must be an integer from 1 to 256"* ]]
+	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --consumer read --settings "stock b64"
+	[[ "$output" == *"setting b64 sets a vhost-net or zeroing knob: --consumer read takes stock, patched and bp"* ]]
+	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --consumer tcp
+	[[ "$output" == *"--consumer must be vhost or read, not 'tcp'"* ]]
+	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --consumer read --settings "stock patched bp" --ref patched --check-args
+	[ "$status" -eq 0 ]
 	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings b257
 	[[ "$output" == *"setting b257 must be an integer from 1 to 256"* ]]
 	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --settings z0b64
