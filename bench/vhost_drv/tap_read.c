@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "frame_work.h"
+#include "opt_uint.h"
 #include "tap.h"
 
 #define HDR_LEN 12	/* struct virtio_net_hdr_mrg_rxbuf, as vhost_drv */
@@ -57,19 +58,10 @@ static void usage(FILE *f)
 		"Prints \"tap_read: ready\", and \"tap_read: totals: key=value ...\" at exit.\n");
 }
 
-static int parse_uint(const char *opt, const char *s, unsigned long lo, unsigned long hi,
-		      unsigned long *out)
+static int parse_uint(const char *opt, const char *s, unsigned long long lo,
+		      unsigned long long hi, unsigned long long *out)
 {
-	char *end;
-
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || *out < lo || *out > hi) {
-		fprintf(stderr, "tap_read: %s must be an integer from %lu to %lu, not '%s'\n",
-			opt, lo, hi, s);
-		return -1;
-	}
-	return 0;
+	return opt_uint("tap_read", opt, s, lo, hi, out);
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -84,7 +76,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
-	unsigned long v;
+	unsigned long long v;
 	int c;
 
 	*o = (struct opts){ .tap = "vtapR", .txqlen = -1, .pause_for_ms = 50 };

@@ -40,6 +40,7 @@
 
 #include "pace.h"
 #include "frame_work.h"
+#include "opt_uint.h"
 #include "pktgen_frame.h"
 #include "tap.h"
 #include "vhost.h"
@@ -124,16 +125,7 @@ static int die(const char *msg)
 static int parse_uint(const char *opt, const char *s, unsigned long long lo,
 		      unsigned long long hi, unsigned long long *out)
 {
-	char *end;
-
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || *out < lo || *out > hi) {
-		fprintf(stderr, "vhost_drv: %s must be an integer from %llu to %llu, not '%s'\n",
-			opt, lo, hi, s);
-		return -1;
-	}
-	return 0;
+	return opt_uint("vhost_drv", opt, s, lo, hi, out);
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)

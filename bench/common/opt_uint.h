@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Parsing a numeric command-line option, shared by the bench tools. */
+#ifndef OPT_UINT_H
+#define OPT_UINT_H
+
+/*
+ * Parses s as a decimal integer from lo to hi into *out; on anything else
+ * prints "PROG: OPT must be an integer from LO to HI, not 'S'" on stderr and
+ * returns -1.
+ */
+int opt_uint(const char *prog, const char *opt, const char *s, unsigned long long lo,
+	     unsigned long long hi, unsigned long long *out);
+
+#endif /* OPT_UINT_H */
