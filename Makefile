@@ -4,7 +4,9 @@
 # make check-debug: the VM tests on the debug kernels (see below).
 # make soak-backpressure: the backpressure stall test for SOAK_S seconds per
 # consumer (default 300) on the patched kernel, not in make check (its time).
-# Tests run with prove over bats files: prove prints the summary.
+# Tests run with prove over bats files: prove prints the summary; make check
+# keeps prove's output in .cache/check.log and, when a test fails, prints
+# after the summary why each failed file failed (scripts/check-digest.sh).
 
 PROVE := prove --exec 'bats --tap' --timer --comments
 UNIT  := $(wildcard tests/unit/*.bats)
@@ -21,17 +23,27 @@ DEBUG_VM := $(filter-out tests/vm/series.bats,$(VM))
 
 SOAK_S ?= 300
 
+SHELL := /bin/bash
+
 .PHONY: check check-quick check-debug soak-backpressure deps clean-cache
 
+# $(call prove,LOG,FILES): prove over FILES, its output also in .cache/LOG;
+# on failure the digest of why, after prove's summary.
+prove = mkdir -p .cache; \
+	$(PROVE) $(2) 2>&1 | tee .cache/$(1); \
+	status=$${PIPESTATUS[0]}; \
+	[ "$$status" -eq 0 ] || scripts/check-digest.sh .cache/$(1); \
+	exit "$$status"
+
 check: deps
-	$(PROVE) $(UNIT) $(VM)
+	@$(call prove,check.log,$(UNIT) $(VM))
 
 check-quick: deps
-	$(PROVE) $(UNIT)
+	@$(call prove,check-quick.log,$(UNIT))
 
 check-debug: deps
-	VRB_KERNEL_FLAVOUR=debug VRB_GUEST_BOOT_TIMEOUT=600 VRB_GUEST_BOOT_QUIET=90 \
-		VRB_GUEST_BOOT_RETRIES=8 $(PROVE) $(DEBUG_VM)
+	@export VRB_KERNEL_FLAVOUR=debug VRB_GUEST_BOOT_TIMEOUT=600 VRB_GUEST_BOOT_QUIET=90 \
+		VRB_GUEST_BOOT_RETRIES=8; $(call prove,check-debug.log,$(DEBUG_VM))
 
 soak-backpressure: deps
 	VRB_BP_SOAK_S=$(SOAK_S) bats --timing -f patched tests/vm/backpressure.bats

@@ -9,7 +9,7 @@ load ../unit/helpers
 setup_file() {
 	export VRB_CACHE=$VRB_ROOT/.cache
 	"$VRB_ROOT/scripts/build-kernels.sh" --prepare-only >"$BATS_FILE_TMPDIR/prep.log" 2>&1 || {
-		tail -n 20 "$BATS_FILE_TMPDIR/prep.log" >&3
+		tail -n 20 "$BATS_FILE_TMPDIR/prep.log" | sed "s/^/# /" >&3
 		return 1
 	}
 }

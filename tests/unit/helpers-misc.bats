@@ -75,3 +75,46 @@ SCRIPT
 	run older "$t" 500
 	[ "$status" -eq 1 ]
 }
+
+@test "check-digest: after prove's summary, why each failed file failed (setup_file output too); nothing for passing files" {
+	d=$BATS_TEST_TMPDIR
+	# bats rewrites lines that start with the test keyword, in heredocs too
+	t=@test
+	cat >"$d/setup_fails.bats" <<EOF
+setup_file() { printf '# %s\\n' "build: patch 3 does not apply" "second line" >&3; return 1; }
+$t "never runs" { true; }
+EOF
+	cat >"$d/one_fails.bats" <<EOF
+$t "passes" { true; }
+$t "fails" { echo "counter was 3, expected 4"; false; }
+EOF
+	cat >"$d/passes.bats" <<EOF
+$t "passes" { echo "quiet"; true; }
+EOF
+	# prove in a clean environment: this bats run's own settings (a -f
+	# filter, say) would reach the inner bats, and bats's own libexec dir on
+	# PATH would run its inner "bats" instead of the command
+	clean_prove() {
+		env -i HOME="$HOME" PATH="$(tr : '\n' <<<"$PATH" | grep -v bats-core | paste -sd:)" \
+			prove --exec 'bats --tap' --timer --comments "$@"
+	}
+	(cd "$d" && clean_prove passes.bats setup_fails.bats one_fails.bats >log 2>&1) || true
+	cat "$d/log"
+	run "$VRB_ROOT/scripts/check-digest.sh" "$d/log"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"== setup_fails.bats"*"# build: patch 3 does not apply"*"# second line"*"== one_fails.bats"*"counter was 3, expected 4"*"== 2 test file(s) failed"* ]]
+	[[ "$output" != *"passes.bats"* ]]
+	run "$VRB_ROOT/scripts/check-digest.sh" --lines 1 "$d/log"
+	[[ "$output" == *"(2 more lines)"* ]]
+	[[ "$output" != *"second line"* ]]
+	(cd "$d" && clean_prove passes.bats >ok.log 2>&1)
+	run "$VRB_ROOT/scripts/check-digest.sh" "$d/ok.log"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	run "$VRB_ROOT/scripts/check-digest.sh" --lines 0 "$d/log"
+	[ "$status" -ne 0 ]
+	run "$VRB_ROOT/scripts/check-digest.sh" "$d/no-such-log"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"cannot read"* ]]
+}

@@ -56,6 +56,40 @@ is_png() {
 	[ "$(ls "$d")" = "$(printf '%s\n' plots summary.md trials.csv)" ]
 }
 
+@test "workload A with backpressure settings: sent / delivered / lost pps per setting, medians from trials.csv" {
+	d=$(run_dir abp "$FIX"/report/a-bp/trials.csv)
+	run "$SUM" "$d"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	md=$d/summary.md
+	cat "$md"
+	grep -q '^Backpressure (IFF_BACKPRESSURE' "$md"
+	grep -q '^| setting | kernel | sent pps | delivered pps | lost pps | % lost | delivered: ratio to b64 \[95 % CI\] | verdict |$' "$md"
+	# each setting's row, computed here: per trial sent = total / seconds of
+	# pktgen (xmit / pktgen_pps), delivered = pktgen_pps, lost = dropped /
+	# the same seconds; the median of each over the repeats
+	for s in stock b64 bpb64 b64_aa; do
+		exp=$(grep -v '^#' "$d/trials.csv" | awk -F, -v s="$s" '
+			function med(a, n,   i, j, t) {
+				for (i = 2; i <= n; i++)
+					for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+				return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+			}
+			NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+			$c["setting"] == s {
+				n++
+				se[n] = $c["total"] * $c["pktgen_pps"] / $c["xmit"]
+				de[n] = $c["pktgen_pps"]
+				lo[n] = $c["dropped"] * $c["pktgen_pps"] / $c["xmit"]
+			}
+			END { printf "| %s | %s | %.0f | %.0f | %.0f |", s, (s == "stock" ? "stock" : "patched"), med(se, n), med(de, n), med(lo, n) }')
+		grep -qF "$exp" "$md" || { echo "missing: $exp"; false; }
+	done
+	# with the flag nothing is lost and all that is sent is delivered
+	grep -q '^| bpb64 | patched | \([0-9]*\) | \1 | 0 | 0 | 0\.[0-9]* \[[0-9.]*, [0-9.]*\] | no difference detected |$' "$md"
+	grep -q '^| b64_aa | patched | .* | A/A: no difference (the noise floor) |$' "$md"
+}
+
 @test "workload B, paired: per-cell sums and verdicts (12 round pairs; stock per boot); the plot" {
 	d=$(run_dir bp "$FIX"/stats/b-paired-20261130T145227Z/blocks.csv)
 	run "$SUM" "$d"

@@ -10,7 +10,7 @@ load vm_helpers
 setup_file() {
 	build_kernels
 	"$VRB_ROOT/stap/build.sh" --kernel patched >"$BATS_FILE_TMPDIR/stap.log" 2>&1 || {
-		tail -n 40 "$BATS_FILE_TMPDIR/stap.log" >&3
+		tail -n 40 "$BATS_FILE_TMPDIR/stap.log" | sed "s/^/# /" >&3
 		return 1
 	}
 }

@@ -6,7 +6,7 @@ load ../unit/helpers
 # build_kernels: a VM test file's setup_file.
 build_kernels() {
 	"$VRB_ROOT/scripts/build-kernels.sh" >"$BATS_FILE_TMPDIR/build.log" 2>&1 || {
-		tail -n 40 "$BATS_FILE_TMPDIR/build.log" >&3
+		tail -n 40 "$BATS_FILE_TMPDIR/build.log" | sed "s/^/# /" >&3
 		return 1
 	}
 }
