@@ -61,13 +61,23 @@ batch8() {
 
 # flood PROBE...: workload B, 400 kpps (above what the guest takes) into a
 # 256-entry rx ring, once with each PROBE; results in $BATS_TEST_TMPDIR/b-PROBE.
+# A flood whose systemtap output reports "transport failures" (stapio's
+# relay reader lost output: "bufhdr read error"; seen in one CI run with
+# rx_costs and in one model run, not in the reruns) is run once more: the
+# tests check the probe's counting, not systemtap's transport. A second
+# failure fails the test (the check on the output stays in each test).
 flood() {
-	local p
+	local p try
 	for p in "$@"; do
-		run "$VRB_ROOT/bench/vhost_src/run-b.sh" --design boots --settings auto --no-aa --rates 400000 --repeats 1 --duration 2 \
-			--rings 256 --ndr-steps 0 --probe "$p" --out "$BATS_TEST_TMPDIR/b-$p"
-		echo "$output"
-		[ "$status" -eq 0 ]
+		for try in 1 2; do
+			rm -rf "$BATS_TEST_TMPDIR/b-$p"
+			run "$VRB_ROOT/bench/vhost_src/run-b.sh" --design boots --settings auto --no-aa --rates 400000 --repeats 1 --duration 2 \
+				--rings 256 --ndr-steps 0 --probe "$p" --out "$BATS_TEST_TMPDIR/b-$p"
+			echo "$output"
+			[ "$status" -eq 0 ]
+			grep -qs 'transport failures' "$BATS_TEST_TMPDIR/b-$p"/trials/*/probe-"$p".txt || break
+			echo "# $p: systemtap reported transport failures (try $try of 2)" >&3
+		done
 	done
 }
 
