@@ -39,6 +39,22 @@ kernel_check_source() {
 	fi
 }
 
+# kernel_check_space VARIANT...: dies unless VRB_CACHE's filesystem has
+# room for what building VARIANTs would add (a full disk would stop a build
+# halfway with a compiler's error far from the cause).
+kernel_check_space() {
+	local need=0 free v
+	[ -f "$(kernel_workspace)/state/unpacked" ] || need=$VRB_KERNEL_WS_MB
+	for v in "$@"; do
+		[ -f "$(kernel_image "$v")" ] || need=$((need + VRB_KERNEL_OUT_MB))
+	done
+	[ "$need" -gt 0 ] || return 0
+	mkdir -p "$VRB_CACHE"
+	free=$(df -Pm "$VRB_CACHE" | awk 'NR == 2 { print $4 }')
+	[ "${free:-0}" -ge "$need" ] ||
+		die "only ${free:-0} MB free in $VRB_CACHE: ${*:+building }${*:-unpacking the workspace} needs about $need MB (VRB_KERNEL_WS_MB, VRB_KERNEL_OUT_MB)"
+}
+
 kgit() {
 	git -c user.name=vrb -c user.email=vrb@localhost -c advice.detachedHead=false "$@"
 }

@@ -17,6 +17,14 @@ VRB_PATCHES=${VRB_PATCHES:-$VRB_ROOT/patches}
 # Where the kernel workspace, builds and probe caches live (ignored by git).
 VRB_CACHE=${VRB_CACHE:-$VRB_ROOT/.cache}
 
+# Free space (MB) a kernel build needs in VRB_CACHE, checked before it
+# starts: the unpacked workspace (the stock tree with its git history and
+# the patched worktree: 2.9 GB measured, 6.1.192) if it is not there yet,
+# and each output dir not built yet (964 MB measured for stock, base
+# flavour), with room to spare for the debug flavour and ccache.
+VRB_KERNEL_WS_MB=${VRB_KERNEL_WS_MB:-3500}
+VRB_KERNEL_OUT_MB=${VRB_KERNEL_OUT_MB:-1500}
+
 # Kernel config: tinyconfig + these fragments, in this order (relative to VRB_ROOT).
 VRB_CONFIG_BASE="tinyconfig kvm_guest.config"
 VRB_CONFIG_FRAGMENTS="guest-config/kernel.config"

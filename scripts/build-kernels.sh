@@ -71,6 +71,8 @@ main() {
 	[ -f /usr/include/libelf.h ] || die "libelf headers not found: install them with 'apt-get install libelf-dev'"
 	[ -f /usr/include/openssl/ssl.h ] || die "openssl headers not found: install them with 'apt-get install libssl-dev'"
 	kernel_check_source
+	# shellcheck disable=SC2086 # variants: a list of words
+	if [ -n "$prepare_only" ]; then kernel_check_space; else kernel_check_space $variants; fi
 	stage "kernel workspace ($(basename "$(kernel_workspace)"))" kernel_unpack
 	stage "patch series" kernel_apply_series "$force"
 	[ -z "$prepare_only" ] || return 0

@@ -124,6 +124,21 @@ setup() {
 	[[ "$output" == *"none.tar.xz not found: install it with 'apt-get install linux-source-6.1'"* ]]
 }
 
+@test "build-kernels.sh refuses to start without the space a build needs, and creates no workspace" {
+	: >"$BATS_TEST_TMPDIR/k.tar.xz"
+	VRB_KERNEL_TARBALL=$BATS_TEST_TMPDIR/k.tar.xz VRB_KERNEL_WS_MB=1 VRB_KERNEL_OUT_MB=999999999 \
+		run "$VRB_ROOT/scripts/build-kernels.sh" --variant stock
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"MB free in $VRB_CACHE: building stock needs about 1000000000 MB"* ]]
+	[ -z "$(ls -A "$VRB_CACHE")" ]
+	VRB_KERNEL_TARBALL=$BATS_TEST_TMPDIR/k.tar.xz VRB_KERNEL_WS_MB=999999999 \
+		run "$VRB_ROOT/scripts/build-kernels.sh" --prepare-only
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"MB free in $VRB_CACHE: unpacking the workspace needs about 999999999 MB"* ]]
+	[ -z "$(ls -A "$VRB_CACHE")" ]
+}
+
 @test "the ptr_ring sweep refuses bad lists and numbers before building anything" {
 	run "$VRB_ROOT/bench/ptr_ring/sweep.sh" --sizes "8 x"
 	[ "$status" -ne 0 ]
