@@ -245,20 +245,23 @@ exhaust_event() {
 	grep -q '^@ns\[0\]: *$' "$out"
 }
 
-# costs_fitted CALIB: calib's fit has its costs. A per-frame (per-buffer)
-# cost needs two classes of frames (buffers) to be told from the fixed
-# cost: a slow (debug) guest may refill 64 buffers every time, and then
-# the fixed refill cost takes it all.
+# costs_fitted CALIB: calib's fit has its costs: per poll (per refill) and
+# per frame (per buffer), neither negative, and at least one of them above
+# 0. A per-frame (per-buffer) cost needs two classes of frames (buffers) to
+# be told from the fixed cost: a slow (debug) guest may refill 64 buffers
+# every time, and then the fixed refill cost takes it all. With two
+# classes the fit can still find no per-item cost: under TCG the median of
+# a class of a few refills (6 of 32 buffers in one CI run) can lie above
+# that of thousands of 64-buffer refills, and calib then fits a fixed
+# cost alone (bench/ringsim/costs.c: fit_line), as documented.
 costs_fitted() {
 	local line w what per fixed
 	line=$(grep '^calib: rxq=0 ' <<<"$1")
 	for w in work:frame_ns:poll_ns refill:buf_ns:refill_ns; do
 		IFS=: read -r what per fixed <<<"$w"
-		if [ "$(grep -c "^calib: class what=$what " <<<"$1")" -ge 2 ]; then
-			awk -v v="$(field "$line" "$per")" 'BEGIN { exit !(v > 0) }'
-		else
-			awk -v v="$(field "$line" "$fixed")" 'BEGIN { exit !(v > 0) }'
-		fi
+		grep -q "^calib: class what=$what " <<<"$1"
+		awk -v p="$(field "$line" "$per")" -v f="$(field "$line" "$fixed")" \
+			'BEGIN { exit !(p >= 0 && (p > 0 || f > 0)) }'
 	done
 }
 
