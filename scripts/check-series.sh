@@ -11,11 +11,11 @@ VRB_PROG="check-series.sh"
 # shellcheck source=lib/kernel.sh
 . "$VRB_ROOT/lib/kernel.sh"
 
-build=1
+build=each
 
 usage() {
 	cat <<EOF
-Usage: scripts/check-series.sh [--no-build] [--patches DIR]
+Usage: scripts/check-series.sh [--build each|tips|none] [--no-build] [--patches DIR]
 
 For each patch of DIR/series (default: patches/), then of DIR/bench/series
 (the benchmark-only set, when present), applied with git am in order on
@@ -25,11 +25,14 @@ series is checked alone, and with the benchmark-only set on top:
   W=1          every object built from a .c file it changes, or from a .c
                file that includes a header it changes, compiles with W=1
                with no more warnings than at baseline
-  vmlinux      the tree builds (skipped with --no-build)
+  vmlinux      the tree builds: at every patch (--build each, the default:
+               bisectable), at the last patch of each set (--build tips:
+               what make check runs, for its time), or never (none)
 Prints one line per patch and per check; exits 1 if any check fails.
 The worktree and its build dir are kept, so a second run is incremental.
 
-  --no-build      checkpatch and W=1 only
+  --build WHEN    each (default), tips or none (see vmlinux above)
+  --no-build      the same as --build none
   --patches DIR   the series to check (default: \$VRB_PATCHES = $VRB_PATCHES)
   -h, --help      this text
 EOF
@@ -38,7 +41,15 @@ EOF
 parse_args() {
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--no-build) build=0; shift ;;
+		--no-build) build=none; shift ;;
+		--build)
+			[ $# -ge 2 ] || die "$1 needs a value"
+			case $2 in
+			each | tips | none) build=$2 ;;
+			*) die "--build: '$2' is not each, tips or none" ;;
+			esac
+			shift 2
+			;;
 		--patches) [ $# -ge 2 ] || die "$1 needs a value"; VRB_PATCHES=$2; shift 2 ;;
 		-h | --help) usage; exit 0 ;;
 		*) usage >&2; die "unknown option '$1'" ;;
@@ -100,7 +111,7 @@ count() {
 }
 
 main() {
-	local w list p sha name n=0 fails=0 objs o base now added tree vars=()
+	local w list p sha name n=0 fails=0 objs o base now added tree vars=() tips
 	parse_args "$@"
 	kernel_check_source
 	stage "kernel source" kernel_unpack
@@ -109,6 +120,11 @@ main() {
 	tree=$w/series-check
 	list=$(series_stack "$VRB_PATCHES")
 	[ -n "$list" ] || die "the series in $VRB_PATCHES is empty"
+	# the last patch of each set: the posted series, the benchmark-only set
+	tips=$(
+		series_patches "$VRB_PATCHES" | tail -n 1
+		[ ! -f "$VRB_PATCHES/bench/series" ] || series_patches "$VRB_PATCHES/bench" | tail -n 1
+	)
 	if [ ! -d "$tree" ]; then
 		kgit -C "$w/stock" worktree add -q -f -B series-check "$tree" baseline
 	fi
@@ -118,7 +134,7 @@ main() {
 	cmp -s "$w/state/config" "$tree/out/.config" || cp "$w/state/config" "$tree/out/.config"
 	mapfile -t vars < <(kernel_make_vars series)
 	export CCACHE_NOHASHDIR=1
-	if [ "$build" = 1 ] || [ ! -f "$tree/out/vmlinux" ]; then
+	if [ "$build" != none ] || [ ! -f "$tree/out/vmlinux" ]; then
 		log "baseline vmlinux in $tree (the objects to compare against) ..."
 		kernel_make_progress baseline "$tree/out/check.log" -C "$tree" O=out "${vars[@]}" vmlinux ||
 			{ tail -n 20 "$tree/out/check.log" >&2; die "baseline does not build: see $tree/out/check.log"; }
@@ -158,7 +174,7 @@ main() {
 		done
 		kgit -C "$tree" checkout -q -B series-check "$sha"
 		[ -n "$objs" ] || echo "ok   $name: changes no object this config builds"
-		if [ "$build" = 1 ]; then
+		if [ "$build" = each ] || { [ "$build" = tips ] && grep -qxF "$p" <<<"$tips"; }; then
 			if kernel_make_progress "$name" "$tree/out/build.log" -C "$tree" O=out "${vars[@]}" vmlinux; then
 				echo "ok   $name: vmlinux builds"
 			else
