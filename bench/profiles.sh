@@ -30,8 +30,10 @@ profile_full() {
 	# 4400 runs: at 20M items the spin-mode half alone took 1.3 s a run
 	# (2026-12-01, stopped after 300 runs); at 8M items the first 400 runs
 	# took 303 s (about 55 min for all, stopped: more than a step's
-	# estimate); 4M items: about 30 min
-	step 30 ptr_ring --repeats 5 --items 4000000
+	# estimate); 4M items: 1010 s, but too short: same-code points read
+	# 0.60-2.03x (results/20261201T115735Z-ptr_ring); a useful full step
+	# needs 20M items on fewer points (not done yet)
+	step 17 ptr_ring --repeats 5 --items 4000000
 	# seed 000: vhost-net rx batch -> pps
 	step 15 A --settings "stock b1 b2 b4 b8 b16 b32 b64 b128 b256" --txqlens 500 --repeats 5 --count 30000
 	# seed 002: zeroing batch (stock rule, 1, 4, 16, a quarter of the ring) x tx_queue_len
