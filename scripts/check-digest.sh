@@ -27,9 +27,7 @@ main() {
 		case $1 in
 		--lines)
 			[ $# -ge 2 ] || die "--lines needs a value"
-			if ! [[ $2 =~ ^[1-9][0-9]{0,3}$ ]] || [ "$2" -gt 1000 ]; then
-				die "--lines: '$2' is not 1-1000"
-			fi
+			check_range --lines "$2" 1 1000
 			lines=$2
 			shift 2
 			;;
