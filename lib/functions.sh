@@ -121,6 +121,11 @@ is_uint() {
 	case $1 in '' | *[!0-9]*) return 1 ;; esac
 }
 
+# free_mb DIR: MB free on DIR's filesystem (0 when df cannot tell).
+free_mb() {
+	df -Pm "$1" 2>/dev/null | awk 'NR == 2 { print $4 + 0; f = 1 } END { if (!f) print 0 }'
+}
+
 # check_range NAME VALUE MIN MAX: die unless VALUE is an integer in [MIN, MAX].
 check_range() {
 	if ! is_uint "$2" || [ "$2" -lt "$3" ] || [ "$2" -gt "$4" ]; then

@@ -50,7 +50,7 @@ kernel_check_space() {
 	done
 	[ "$need" -gt 0 ] || return 0
 	mkdir -p "$VRB_CACHE"
-	free=$(df -Pm "$VRB_CACHE" | awk 'NR == 2 { print $4 }')
+	free=$(free_mb "$VRB_CACHE")
 	[ "${free:-0}" -ge "$need" ] ||
 		die "only ${free:-0} MB free in $VRB_CACHE: ${*:+building }${*:-unpacking the workspace} needs about $need MB (VRB_KERNEL_WS_MB, VRB_KERNEL_OUT_MB)"
 }

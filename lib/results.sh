@@ -12,7 +12,7 @@
 # VRB_RESULTS_MIN_FREE_MB free (a full disk would cut a run's files short).
 results_check_space() {
 	local free mnt
-	free=$(df -Pm "$1" 2>/dev/null | awk 'NR == 2 { print $4 }')
+	free=$(free_mb "$1")
 	mnt=$(df -P "$1" 2>/dev/null | awk 'NR == 2 { print $6 }')
 	[ "${free:-0}" -ge "$VRB_RESULTS_MIN_FREE_MB" ] ||
 		die "only ${free:-0} MB free on ${mnt:-?} for the results in $1: a run needs $VRB_RESULTS_MIN_FREE_MB MB (VRB_RESULTS_MIN_FREE_MB)"
