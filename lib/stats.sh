@@ -3,7 +3,10 @@
 # against a reference, paired by unit (a boot, or one round of blocks in a
 # boot), as a ratio of means with a 95 % bootstrap confidence interval, the
 # A/A arm's interval (the reference measured twice: the noise floor) on
-# every row, and a verdict (bench/stats/compare does the arithmetic).
+# every row, and a verdict (bench/stats/compare does the arithmetic). A
+# difference whose interval lies within 0.01 % of no difference gets none
+# (compare --margin, a tolerance): in virtual time repeats agree to the
+# last digit, and an A/A arm 0.0004 % off excluded 1.
 #
 # An A/A arm is named REF_aa: a setting with the same knobs as REF, run as
 # a separate arm, interleaved like any other (aa_base gives REF back).

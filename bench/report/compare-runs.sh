@@ -148,7 +148,7 @@ main() {
 		echo "**The runs differ in ${differ[*]}**: a difference below may come from that, not from a setting."
 		echo
 	fi
-	echo "Units: boots (a repeat: one boot per kernel and repeat). Ratios new / old of the mean over each run's units, 95 % bootstrap intervals (each run's units resampled apart: two runs are not paired, so these intervals are wider than a run's own); A/A: each run's own noise floor in the cell."
+	echo "Units: boots (a repeat: one boot per kernel and repeat). Ratios new / old of the mean over each run's units, 95 % bootstrap intervals (each run's units resampled apart: two runs are not paired, so these intervals are wider than a run's own; one within 0.01 % of 1 is no difference, compare --margin); A/A: each run's own noise floor in the cell."
 	echo
 	echo "| cell | setting | metric | old: units, mean | new: units, mean | new / old [95 % CI] | verdict | old A/A | new A/A |"
 	echo "|---|---|---|---|---|---|---|---|---|"

@@ -74,8 +74,8 @@ words() {
 	A/A*) printf -- '- %s, %s: the A/A arm (%s measured again) gives %s [%s, %s]: %s.\n' \
 		"$ctx" "$metric" "$arm" "$ratio" "$lo" "$hi" "$verdict" ;;
 	undefined*) ;; # the table says so; no sentence
-	"no difference"*) printf -- '- %s: %s vs %s, %s: no difference detected (ratio %s, 95 %% CI %s-%s).\n' \
-		"$ctx" "$arm" "$refname" "$metric" "$ratio" "$lo" "$hi" ;;
+	"no difference"*) printf -- '- %s: %s vs %s, %s: %s (ratio %s, 95 %% CI %s-%s).\n' \
+		"$ctx" "$arm" "$refname" "$metric" "$verdict" "$ratio" "$lo" "$hi" ;;
 	*)
 		local spread=''
 		[ "$lo" != "$hi" ] || spread=': no spread between units (deterministic, e.g. virtual time: no noise estimate)'

@@ -105,7 +105,9 @@ main() {
 			echo "## Verdicts in words"
 			echo
 			echo "Each at 95 %: of n comparisons, about n/20 say better/worse by chance when nothing differs;"
-			echo "a verdict marked \"not trusted\" comes from a cell whose A/A arm differed."
+			echo "a verdict marked \"not trusted\" comes from a cell whose A/A arm differed;"
+			echo "an interval that excludes 1 but lies within 0.01 % of it says \"no difference beyond 0.01 %\""
+			echo "(bench/stats/compare --margin, a tolerance for deterministic runs: in virtual time repeats agree to the last digit)."
 			echo
 			cat "$verdicts_md"
 			echo

@@ -21,6 +21,7 @@ struct opts {
 	int unpaired;		/* units of different arms are not matched */
 	unsigned int resamples;
 	double level;
+	double margin;		/* differences within +-margin (a fraction) are none */
 	uint64_t seed;
 };
 
@@ -41,6 +42,14 @@ static void usage(FILE *f)
 		"  --unpaired         the arms' units are independent (e.g. two runs): each\n"
 		"                     arm's and the reference's units resampled apart, the\n"
 		"                     ratio of their means over all their units\n"
+		"  --margin PCT       a tolerance, 0-50 %% (default 0.01): an interval that\n"
+		"                     excludes 1 but lies within 1/(1+PCT/100) to 1+PCT/100\n"
+		"                     says no difference beyond it. For deterministic runs\n"
+		"                     (virtual time), where repeats agree to the last digit\n"
+		"                     and an A/A arm 0.0004 %% off reads as a difference; not\n"
+		"                     a practical-equivalence bound (0.01 %% of a 96 %% drop\n"
+		"                     rate is 0.25 %% of the frames delivered). 0: a verdict\n"
+		"                     on any difference\n"
 		"  --resamples N      bootstrap resamples, 100-1000000 (default 10000)\n"
 		"  --level L          confidence level, 0.5-0.999 (default 0.95)\n"
 		"  --seed N           the generator's seed (default 1)\n"
@@ -61,6 +70,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "resamples", required_argument, NULL, 'n' },
 		{ "level", required_argument, NULL, 'l' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "margin", required_argument, NULL, 'g' },
 		{ "unpaired", no_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -68,7 +78,8 @@ static int parse(int argc, char **argv, struct opts *o)
 	char *end;
 	int c;
 
-	*o = (struct opts){ .metric = "value", .resamples = 10000, .level = 0.95, .seed = 1 };
+	*o = (struct opts){ .metric = "value", .resamples = 10000, .level = 0.95, .seed = 1,
+			    .margin = 0.0001 };
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		errno = 0;
 		switch (c) {
@@ -102,6 +113,14 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->level = strtod(optarg, &end);
 			if (errno || !*optarg || *end || !(o->level >= 0.5 && o->level <= 0.999)) {
 				fprintf(stderr, "compare: --level must be a number from 0.5 to 0.999, not '%s'\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'g':
+			o->margin = strtod(optarg, &end) / 100;
+			if (errno || !*optarg || *end || !(o->margin >= 0 && o->margin <= 0.5)) {
+				fprintf(stderr, "compare: --margin must be a number from 0 to 50, not '%s'\n",
 					optarg);
 				return -1;
 			}
@@ -200,11 +219,26 @@ static const char *direction(enum verdict v, int better)
 	return better < 0 ? "better" : better > 0 ? "worse" : "lower";
 }
 
+/*
+ * An interval that excludes 1 but lies within the margin: a difference too
+ * small to call (in virtual time the repeats can agree to 0.001 %). An
+ * interval that reaches past the margin gets its verdict as before.
+ */
+static int within_margin(const struct opts *o, const struct ratio_ci *c, enum verdict v)
+{
+	return (v == VERDICT_HIGHER || v == VERDICT_LOWER) && o->margin > 0 &&
+	       c->lo >= 1 / (1 + o->margin) && c->hi <= 1 + o->margin;
+}
+
 static void row(const struct opts *o, const char *arm, const struct ratio_ci *c,
 		double ma, double mr, const struct ratio_ci *aa, int is_aa)
 {
 	enum verdict v = bootci_verdict(c), va = aa ? bootci_verdict(aa) : VERDICT_UNDEFINED;
-	char verdict[160];
+	char verdict[200];
+	int small = within_margin(o, c, v);
+
+	if (aa && within_margin(o, aa, va))
+		va = VERDICT_NONE;
 
 	if (v == VERDICT_UNDEFINED)
 		snprintf(verdict, sizeof(verdict), "%s",
@@ -213,12 +247,18 @@ static void row(const struct opts *o, const char *arm, const struct ratio_ci *c,
 			  "undefined: fewer than 3 paired units") :
 			 mr == 0 ? "undefined: the reference is 0" :
 			 "undefined: the reference is 0 in too many resamples");
+	else if (is_aa && small)
+		snprintf(verdict, sizeof(verdict),
+			 "A/A: no difference beyond %g %% (the noise floor)", 100 * o->margin);
 	else if (is_aa)
 		snprintf(verdict, sizeof(verdict), "%s",
 			 v == VERDICT_NONE ? "A/A: no difference (the noise floor)" :
 			 "A/A DIFFERS: the run cannot separate settings");
 	else if (v == VERDICT_NONE)
 		snprintf(verdict, sizeof(verdict), "no difference detected");
+	else if (small)
+		snprintf(verdict, sizeof(verdict), "no difference beyond %g %% (%s: within the margin)",
+			 100 * o->margin, v == VERDICT_HIGHER ? "higher" : "lower");
 	else
 		snprintf(verdict, sizeof(verdict), "%s%s", direction(v, o->better),
 			 aa && va != VERDICT_NONE && va != VERDICT_UNDEFINED ?
@@ -229,7 +269,7 @@ static void row(const struct opts *o, const char *arm, const struct ratio_ci *c,
 	 * chance 1 time in 2^(n-1) when nothing differs (1 in 4 at n = 3),
 	 * not 1 in 20.
 	 */
-	if ((v == VERDICT_HIGHER || v == VERDICT_LOWER) && c->units < BOOTCI_FULL_UNITS) {
+	if ((v == VERDICT_HIGHER || v == VERDICT_LOWER) && !small && c->units < BOOTCI_FULL_UNITS) {
 		size_t len = strlen(verdict);
 
 		snprintf(verdict + len, sizeof(verdict) - len,

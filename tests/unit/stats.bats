@@ -69,6 +69,39 @@ setup() {
 	[[ "${lines[2]}" == *"better (but A/A differs too: not trusted)" ]]
 }
 
+@test "the margin: differences within 0.01 % get no verdict (virtual time repeats agree to the last digit), larger ones do" {
+	stats_build
+	# as results/20261201T061907Z-A's drop_pct: every repeat identical, the
+	# A/A arm 0.0004 % off; b 0.007 % off; c 0.5 % off; d 30 % off
+	data=$(for u in 1 2 3 4 5 6; do
+		echo "$u,a,96.0382"
+		echo "$u,a_aa,96.0386"
+		echo "$u,b,96.045"
+		echo "$u,c,96.52"
+		echo "$u,d,124.85"
+	done)
+	run stats_compare drop_pct lower a a_aa <<<"$data"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[1]}" == drop_pct,a_aa,6,*",A/A: no difference beyond 0.01 % (the noise floor)" ]]
+	[[ "${lines[2]}" == drop_pct,b,6,*",no difference beyond 0.01 % (higher: within the margin)" ]]
+	[[ "${lines[3]}" == drop_pct,c,6,*",worse" ]]	# trusted: no "A/A differs"
+	[[ "${lines[4]}" == drop_pct,d,6,*",1.3000,1.3000,1.3000,0.00,"*",worse" ]]
+	# --margin 0: any difference is one (the A/A arm then differs)
+	run "$VRB_CACHE/stats/compare" --ref a --aa a_aa --better lower --margin 0 <<<"$data"
+	echo "$output"
+	[[ "${lines[2]}" == *",A/A DIFFERS: the run cannot separate settings" ]]
+	[[ "${lines[3]}" == *",worse (but A/A differs too: not trusted)" ]]
+	# a wider margin swallows d's 30 %
+	run "$VRB_CACHE/stats/compare" --ref a --aa a_aa --better lower --margin 40 <<<"$data"
+	[[ "${lines[5]}" == *",no difference beyond 40 % (higher: within the margin)" ]]
+	# the low side's bound is 1/1.0001, not 0.9999: 0.999900005 lies between
+	run stats_compare pps higher a "" <<<"$(for u in 1 2 3 4 5 6; do echo "$u,a,1000"; echo "$u,b,999.95"; echo "$u,e,999.900005"; done)"
+	echo "$output"
+	[[ "${lines[1]}" == pps,b,6,*",no difference beyond 0.01 % (lower: within the margin)" ]]
+	[[ "${lines[2]}" == pps,e,6,*",worse" ]]
+}
+
 @test "below 6 units a verdict is indicative: every unit agreeing happens by chance 1 time in 2^(n-1)" {
 	stats_build
 	run stats_compare pps higher a "" <<<"$(printf '%s\n' 1,a,100 2,a,100 3,a,100 1,b,101 2,b,103 3,b,100.5)"
@@ -97,7 +130,7 @@ setup() {
 	c=$VRB_CACHE/stats/compare
 	run "$c"
 	[ "$status" -eq 2 ] && [[ "$output" == *"--ref is required"* ]]
-	for o in "--better up" "--resamples 99" "--resamples 1x" "--level 1" "--level ''" "--seed -1" "--bogus 1"; do
+	for o in "--better up" "--resamples 99" "--resamples 1x" "--level 1" "--level ''" "--seed -1" "--bogus 1" "--margin -1" "--margin 51" "--margin 1x"; do
 		run bash -c "\"$c\" --ref a $o </dev/null"
 		echo "$o: $output"
 		[ "$status" -eq 2 ]
