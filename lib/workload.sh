@@ -120,8 +120,37 @@ probe_file() {
 	fi
 }
 
+# probe_functions PROBE: the kernel functions PROBE's systemtap script
+# probes (kernel.function("NAME")), one per line.
+probe_functions() {
+	grep -o 'kernel\.function("[^"]*")' "$VRB_ROOT/stap/${1%.bt}.stp" | sed 's/^kernel\.function("//; s/")$//' | sort -u
+}
+
+# probe_symbols_check PROBE SYSTEM_MAP: dies unless every function PROBE
+# probes is one text symbol of its own name in SYSTEM_MAP. A function the
+# compiler cloned (NAME.constprop.0, NAME.isra.0, NAME.part.0) is called,
+# in part or in whole, through the clone, which a probe on NAME does not
+# see: its counts would be short without a word said.
+probe_symbols_check() {
+	local p=$1 map=$2 f clones bad=0
+	[ -r "$map" ] || die "$p: no symbol table $map to check the probed functions against"
+	while read -r f; do
+		clones=$(awk -v f="$f" '$2 ~ /^[tT]$/ && index($3, f ".") == 1 && substr($3, length(f) + 2) ~ /^(constprop|isra|part)\./ { print $3 }' "$map" |
+			sort -u | tr '\n' ' ')
+		if [ -n "$clones" ]; then
+			warn "$p: $f has compiler clones in this kernel (${clones% }): a probe on $f misses the calls that go through them"
+			bad=1
+		elif ! awk -v f="$f" '$2 ~ /^[tT]$/ && $3 == f { found = 1 } END { exit !found }' "$map"; then
+			warn "$p: $f is not a function of this kernel (inlined, renamed or in a module): the probe cannot attach"
+			bad=1
+		fi
+	done < <(probe_functions "$p")
+	[ "$bad" = 0 ] || die "$p: the probe does not fit this kernel (symbols: $map)"
+}
+
 # build_probe_for PROBE SETTING...: builds PROBE for every kernel the
-# settings boot; a bpftrace twin needs no build, but kernels with BTF.
+# settings boot; a bpftrace twin needs no build, but kernels with BTF and
+# the functions it probes (probe_symbols_check, as stap/build.sh does).
 build_probe_for() {
 	local p=$1 k s
 	shift
@@ -130,6 +159,7 @@ build_probe_for() {
 			"$VRB_ROOT/stap/build.sh" --kernel "$k" "$p" >/dev/null
 		else
 			kernel_has_btf "$k" || die "$p: the $k kernel has no BTF (CONFIG_DEBUG_INFO_BTF; see guest-config/kernel.config)"
+			probe_symbols_check "$p" "$(kernel_outdir "$k")/System.map"
 		fi
 	done
 }

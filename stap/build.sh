@@ -112,6 +112,7 @@ build_probe() {
 		echo "$dir/vrb_$p.ko"
 		return 0
 	fi
+	probe_symbols_check "$p" "$out/System.map"
 	symvers "$v"
 	t0=$(date +%s)
 	log "$v: building probe $p (stap -p4)"

@@ -83,6 +83,33 @@ setup() {
 	done
 }
 
+@test "a probe is built only where each function it probes is one symbol of its own (no compiler clone)" {
+	local m=$BATS_TEST_TMPDIR/System.map
+	[ "$(probe_functions refill | tr '\n' ' ')" = "try_fill_recv " ]
+	[ "$(probe_functions avail_exhaust.bt | tr '\n' ' ')" = "virtnet_poll " ]
+	# as in our 6.1 kernels: plain symbols; a .cold part is not a way in
+	printf '%s\n' 'ffffffff81320490 t try_fill_recv' 'ffffffff81000000 t try_fill_recv.cold' \
+		'ffffffff81320500 t try_fill_recv_helper' >"$m"
+	probe_symbols_check refill "$m"
+	# a constprop clone alone, a part clone beside the function, nothing
+	for body in 'try_fill_recv.constprop.0' $'try_fill_recv\nffffffff81320600 t try_fill_recv.part.0' \
+		'try_fill_recv_helper'; do
+		printf 'ffffffff81320490 t %s\n' "$body" >"$m"
+		run probe_symbols_check refill "$m"
+		echo "$output"
+		[ "$status" -ne 0 ]
+		[[ "$output" == *"refill: the probe does not fit this kernel"* ]]
+	done
+	printf 'ffffffff81320490 t try_fill_recv.constprop.0\n' >"$m"
+	run probe_symbols_check refill "$m"
+	[[ "$output" == *"try_fill_recv has compiler clones in this kernel (try_fill_recv.constprop.0)"* ]]
+	printf 'ffffffff81320490 t try_fill_recv_helper\n' >"$m"
+	run probe_symbols_check refill "$m"
+	[[ "$output" == *"try_fill_recv is not a function of this kernel"* ]]
+	run probe_symbols_check refill "$BATS_TEST_TMPDIR/none"
+	[ "$status" -ne 0 ] && [[ "$output" == *"no symbol table"* ]]
+}
+
 @test "a probe's name, and the file the guest loads for a kernel" {
 	[ "$(probe_name refill)" = refill ]
 	[ "$(probe_name refill.bt)" = refill ]
@@ -101,15 +128,20 @@ setup() {
 	[ -z "$(probe_summary refill "$BATS_TEST_TMPDIR/o")" ]
 }
 
-@test "a bpftrace twin needs kernels built with BTF" {
+@test "a bpftrace twin needs kernels built with BTF, and the functions it probes, uncloned" {
 	mkdir -p "$(kernel_workspace)/stock/out" "$(kernel_workspace)/patched/out"
 	echo 'CONFIG_DEBUG_INFO_BTF=y' >"$(kernel_workspace)/patched/out/.config"
 	echo '# CONFIG_DEBUG_INFO_BTF is not set' >"$(kernel_workspace)/stock/out/.config"
+	echo 'ffffffff81365290 T kfree_skb_reason' >"$(kernel_workspace)/patched/out/System.map"
 	kernel_has_btf patched
 	run kernel_has_btf stock
 	[ "$status" -eq 1 ]
 	run build_probe_for tun_ring_full.bt b8
 	[ "$status" -eq 0 ]
+	echo 'ffffffff81365290 t kfree_skb_reason.isra.0' >"$(kernel_workspace)/patched/out/System.map"
+	run build_probe_for tun_ring_full.bt b8
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"kfree_skb_reason has compiler clones in this kernel (kfree_skb_reason.isra.0)"* ]]
 	run build_probe_for tun_ring_full.bt stock b8
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"the stock kernel has no BTF"* ]]

@@ -170,7 +170,29 @@ exhaust_event() {
 	[ "$posting" -eq "$refills" ]
 	[ "$bufs" -eq "$refill_bufs" ]
 	grep -q '^refill: summary rxq=0 ctx=napi ' "$out"
+	# every caller named is one of try_fill_recv's callers
+	[ -z "$(grep '^refill: summary ' "$out" | grep -v ' ctx=\(napi\|work\|virtnet_open\|virtnet_rx_resize\) ')" ]
 	grep -q '^refill: hist rxq=0 what=ns ' "$out"
+}
+
+@test "avail_exhaust and its twin on a packed ring: each says it does not watch it, and counts nothing" {
+	local out=$BATS_TEST_TMPDIR/packed.txt
+	# QEMU's own virtio-net (user networking): it offers packed rings
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel patched --vcpus 1 --run-dir "$BATS_TEST_TMPDIR/run" \
+		--qemu-arg -netdev --qemu-arg user,id=n0 \
+		--qemu-arg -device --qemu-arg "virtio-net-pci,netdev=n0,packed=on,vectors=0,romfile=" \
+		-- "$VRB_ROOT/tests/guest/packed-ring-probe.sh" "$(probe_file avail_exhaust patched)" "$(probe_file avail_exhaust.bt patched)"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" >"$out"
+	grep -qx 'packed=1' "$out"
+	no_skips "$out"
+	# one note at the first poll from each probe, the counted polls from the
+	# systemtap one at exit and in the twin's map; no split-ring summary
+	[ "$(grep -c '^avail_exhaust: note rxq=0 is a packed ring: not watched (this probe reads split rings only)$' "$out")" -eq 2 ]
+	grep -q '^avail_exhaust: note rxq=0 packed ring, polls=[1-9][0-9]* not watched$' "$out"
+	[ "$(map_value "$out" packed_polls 0)" -ge 1 ]
+	[ -z "$(grep '^avail_exhaust: summary rxq=\|^avail_exhaust: event \|^@polls\[' "$out")" ]
 }
 
 @test "bpftrace twins: the kernels have BTF, and struct receive_queue's napi is where avail_exhaust.bt looks" {
