@@ -42,9 +42,9 @@ Workloads (default: $DEFAULT_WORKLOADS):
   boot      boot each kernel, run a command, power off; times boot-to-command
   ptr_ring  the kernel's ptr_ring.h (stock and patched) in userspace: items/s
             and producer-full events (drops, in drop mode) for mode x consumer
-            work x ring size x zeroing batch x consumer batch
-            (bench/ptr_ring/sweep.sh, whose --help lists the axes; --repeats
-            applies)
+            work x ring size x zeroing batch x consumer batch, with an A/A
+            arm (the stock binary run again) (bench/ptr_ring/sweep.sh,
+            whose --help lists the axes; --repeats applies)
   A         workload A: pktgen -> tap -> vhost-net -> a userspace vhost-net
             driver, in the guest (bench/vhost_drv/run-a.sh, whose --help
             lists the settings): pktgen pps, tap drops and the mean vhost

@@ -18,7 +18,7 @@ PROFILES="quick full"
 
 profile_quick() {
 	step 2 boot
-	step 2 ptr_ring --sizes "16 64 256" --zbatches "0 1 4 16" --cbatches 1 --modes drop --work 0 --repeats 6 --items 20000000
+	step 3 ptr_ring --sizes "16 64 256" --zbatches "0 1 4 16" --cbatches 1 --modes drop --work 0 --repeats 6 --items 20000000
 	step 9 A --settings "stock b1 b16 b64 z1b64 zqb64" --txqlens 500 --repeats 6 --count 20000
 	step 17 B --settings "stock auto legacy mn16" --fractions "0.9" --rings 256 --repeats 3 --rounds 4 --block 4
 	step 5 B --design boots --settings "auto legacy" --rings 256 --fractions "0.9" --repeats 1 --duration 2 \
@@ -27,13 +27,15 @@ profile_quick() {
 
 profile_full() {
 	step 2 boot --repeats 3
-	# 4400 runs: at 20M items the spin-mode half alone took 1.3 s a run
-	# (2026-12-01, stopped after 300 runs); at 8M items the first 400 runs
-	# took 303 s (about 55 min for all, stopped: more than a step's
-	# estimate); 4M items: 1010 s, but too short: same-code points read
-	# 0.60-2.03x (results/20261201T115735Z-ptr_ring); a useful full step
-	# needs 20M items on fewer points (not done yet)
-	step 17 ptr_ring --repeats 5 --items 4000000
+	# seed 002's question in userspace: ring size x zeroing batch, in drop
+	# mode (tun's), consumer batch 1 and 64 (vhost-net's), with and without
+	# consumer work, and the A/A arm: 1008 runs of 20M items. The sweep's
+	# whole default grid (4400 runs) does not fit a step: at 20M items the
+	# spin-mode half alone took 1.3 s a run; at 4M items it took 1010 s but
+	# was too noisy to use: same-code points read 0.60-2.03x
+	# (results/20261201T115735Z-ptr_ring)
+	step 22 ptr_ring --sizes "16 64 1024" --zbatches "0 1 4 16 64" --cbatches "1 64" --modes drop \
+		--work "0 50" --repeats 6 --items 20000000
 	# seed 000: vhost-net rx batch -> pps
 	step 15 A --settings "stock b1 b2 b4 b8 b16 b32 b64 b128 b256" --txqlens 500 --repeats 5 --count 30000
 	# seed 002: zeroing batch (stock rule, 1, 4, 16, a quarter of the ring) x tx_queue_len

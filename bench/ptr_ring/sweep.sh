@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The ptr_ring benchmark sweep: ring size x zeroing batch x consumer batch,
-# each header (stock, patched) in turn, interleaved, repeated; raw rows,
+# each header (stock, patched, and stock again: the A/A arm) in turn,
+# interleaved, repeated; raw rows,
 # medians with min-max, and the best zeroing batch per ring size, as CSV.
 set -euo pipefail
 VRB_PROG="sweep.sh"
@@ -20,6 +21,7 @@ modes="spin drop"
 work="0 50"
 repeats=5
 items=2000000
+aa=1
 check_args=''
 out=''
 
@@ -30,7 +32,10 @@ Usage: bench/ptr_ring/sweep.sh [options]
 Runs bench_ptr_ring (one producer, one consumer, on CPUs 0 and 1) built from
 the stock and the patched kernel's include/linux/ptr_ring.h, for every ring
 size x zeroing batch x consumer batch, interleaved, and writes to DIR:
-raw.csv, summary.csv (median, min, max items/s) and best_zbatch.csv.
+raw.csv, summary.csv (median, min, max items/s) and best_zbatch.csv. The
+stock binary runs twice per point and repeat, the second time as the A/A
+arm "stock_aa" (run-to-run noise: not a layout difference between the two
+binaries); the three go in an order balanced over every six repeats.
 
   --sizes LIST      ring sizes (default: "$sizes")
   --zbatches LIST   zeroing batches; 0 = the header's own rule (default: "$zbatches")
@@ -40,6 +45,7 @@ raw.csv, summary.csv (median, min, max items/s) and best_zbatch.csv.
   --work LIST       consumer loop iterations per item, a slower consumer (default: "$work")
   --repeats N       runs of each point per header (default: $repeats)
   --items N         items per run (default: $items)
+  --no-aa           no A/A arm (a third fewer runs)
   --out DIR         result dir (default: a new results/<date>-ptr_ring)
   --check-args      check the options and exit (run-bench.sh does, before
                     building anything)
@@ -64,6 +70,7 @@ parse_args() {
 		--repeats) [ $# -ge 2 ] || die "$1 needs a value"; repeats=$2; shift 2 ;;
 		--items) [ $# -ge 2 ] || die "$1 needs a value"; items=$2; shift 2 ;;
 		--out) [ $# -ge 2 ] || die "$1 needs a value"; out=$2; shift 2 ;;
+		--no-aa) aa=''; shift ;;
 		--check-args) check_args=1; shift ;;
 		-h | --help) usage; exit 0 ;;
 		*) usage >&2; die "unknown option '$1'" ;;
@@ -146,18 +153,34 @@ ratio_table() {
 		sort -t, -k1,1 -k2,2n -k3,3n -k4,4n
 }
 
-# run_point IMPL MODE WORK SIZE ZBATCH CBATCH: one run, as a raw.csv row.
+# run_point IMPL MODE WORK SIZE ZBATCH CBATCH: one run, as a raw.csv row;
+# IMPL stock_aa runs the stock binary.
 run_point() {
 	local impl=$1 mode=$2 work=$3 size=$4 z=$5 c=$6 flag=() row
 	[ "$mode" = spin ] || flag=(-d)
-	row=$("$BUILD/bench-$impl" "${flag[@]}" -w "$work" "$size" "$z" "$c" "$items" 0 1)
+	row=$("$BUILD/bench-${impl%_aa}" "${flag[@]}" -w "$work" "$size" "$z" "$c" "$items" 0 1)
 	# row: impl,size,zbatch,cbatch,items,seconds,items_per_s,producer_full,mode
-	echo "$row" | awk -F, -v z="$z" -v w="$work" \
-		'{ print $1","$9","w","$2","z","$3","$4","$5","$6","$7","$8 }'
+	echo "$row" | awk -F, -v i="$impl" -v z="$z" -v w="$work" \
+		'{ print i","$9","w","$2","z","$3","$4","$5","$6","$7","$8 }'
+}
+
+# arms_order R: the arms in repeat R's order. Two arms alternate; three
+# go through the six orders of a Williams design (ABC BCA CAB ACB BAC
+# CBA), so that over six repeats each arm runs first, second and last
+# twice and follows each other arm equally often.
+arms_order() {
+	local arms=(stock patched stock_aa) orders=("0 1 2" "1 2 0" "2 0 1" "0 2 1" "1 0 2" "2 1 0") i
+	if [ -z "$aa" ]; then
+		if [ $(($1 % 2)) -eq 1 ]; then echo "stock patched"; else echo "patched stock"; fi
+		return 0
+	fi
+	for i in ${orders[$((($1 - 1) % 6))]}; do
+		printf '%s ' "${arms[$i]}"
+	done
 }
 
 main() {
-	local r s z c m w impl order n=0 total
+	local r s z c m w impl order n=0 total narms=2
 	parse_args "$@"
 	[ -z "$check_args" ] || exit 0
 	kernel_check_source
@@ -169,17 +192,18 @@ main() {
 		"modes=$modes (spin: producer retries; drop: producer drops on a full ring, as tun does)"
 		"work=$work (consumer loop iterations per item)"
 		"sizes=$sizes" "zbatches=$zbatches (0 = header's rule)" "cbatches=$cbatches"
-		"repeats=$repeats" "items_per_run=$items")
+		"repeats=$repeats" "items_per_run=$items"
+		"aa_arm=$([ -n "$aa" ] && echo "stock_aa (the stock binary run again, in the same order design)" || echo none)")
 	results_csv_open "$out/raw.csv" \
 		"repeat,impl,mode,work,size,zbatch_req,zbatch,cbatch,items,seconds,items_per_s,producer_full" "${meta[@]}"
+	[ -z "$aa" ] || narms=3
 	total=0
 	for m in $modes; do for w in $work; do for s in $sizes; do for z in $zbatches; do
 		[ "$z" -le "$s" ] || continue
-		for c in $cbatches; do total=$((total + 2 * repeats)); done
+		for c in $cbatches; do total=$((total + narms * repeats)); done
 	done; done; done; done
 	for r in $(seq "$repeats"); do
-		# Alternate which header goes first, so neither always runs warm.
-		if [ $((r % 2)) -eq 1 ]; then order="stock patched"; else order="patched stock"; fi
+		order=$(arms_order "$r")
 		for m in $modes; do for w in $work; do for s in $sizes; do for z in $zbatches; do
 			[ "$z" -le "$s" ] || continue
 			for c in $cbatches; do for impl in $order; do

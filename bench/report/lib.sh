@@ -48,6 +48,12 @@ ratio_cell() {
 		else printf "%.4f [%.4f, %.4f]%s\n", $6, $7, $8, ($7 == $8 ? " (no spread)" : "") }' <<<"$1"
 }
 
+# aa_interval ROW: "[lo, hi]", the A/A arm's interval a compare row
+# carries, "-" for none.
+aa_interval() {
+	awk -F, '{ if ($10 == "") print "-"; else printf "[%.4f, %.4f]\n", $10, $11 }' <<<"$1"
+}
+
 # verb METRIC: how a sentence says the metric grew or shrank.
 verb() {
 	case $1 in

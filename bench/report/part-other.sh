@@ -49,21 +49,29 @@ plot '$plot_dir/heat.dat' using 1:2:3 with points pt 5 ps 3.5 palette notitle, '
 # ptr_verdicts: per point (mode, consumer work, ring size, consumer batch;
 # each header's own zeroing rule), patched against stock paired by repeat
 # (the sweep interleaves the headers within a repeat): items/s and the
-# producer-full share with 95 % intervals. No A/A arm: the sweep has none.
+# producer-full share with 95 % intervals, and the A/A arm's interval
+# (stock_aa: the stock binary again) where the sweep ran one.
 ptr_verdicts() {
-	local raw=$dir/raw.csv mode work size cb f ri rf
+	local raw=$dir/raw.csv mode work size cb f ri rf aa=''
 	[ -f "$raw" ] || return 0
+	! grep -q '^[^#][^,]*,stock_aa,' "$raw" || aa=stock_aa
 	echo "## Patched against stock, with intervals (header's own zeroing rule; a unit is a repeat)"
 	echo
-	echo "| mode | work | size | cbatch | repeats | items/s: patched / stock [95 % CI] | verdict | producer-full share: patched / stock [95 % CI] | verdict |"
-	echo "|---|---|---|---|---|---|---|---|---|"
+	if [ -n "$aa" ]; then
+		echo "A/A: stock_aa (the stock binary run again) against stock: the run-to-run noise of each row's ratio. It cannot see a difference of code layout between the two binaries (a few % where both headers run the same code: see above)."
+	else
+		echo "No A/A arm in this run (sweep.sh --no-aa, or a run from before the sweep had one)."
+	fi
+	echo
+	echo "| mode | work | size | cbatch | repeats | items/s: patched / stock [95 % CI] | A/A [95 % CI] | verdict | producer-full share: patched / stock [95 % CI] | A/A [95 % CI] | verdict |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|"
 	while IFS=, read -r mode work size cb; do
 		f="\$mode == \"$mode\" && \$work == $work && \$size == $size && \$cbatch == $cb && \$zbatch_req == 0"
-		ri=$(cell_rows "$raw" '"r" $repeat' '$impl' '$items_per_s' "$f" items_per_s higher stock "" | grep '^[^,]*,patched,' || true)
-		rf=$(cell_rows "$raw" '"r" $repeat' '$impl' 'div($producer_full, $items)' "$f" full_share lower stock "" |
+		ri=$(cell_rows "$raw" '"r" $repeat' '$impl' '$items_per_s' "$f" items_per_s higher stock "$aa" | grep '^[^,]*,patched,' || true)
+		rf=$(cell_rows "$raw" '"r" $repeat' '$impl' 'div($producer_full, $items)' "$f" full_share lower stock "$aa" |
 			grep '^[^,]*,patched,' || true)
 		[ -n "$ri" ] || continue
-		echo "| $mode | $work | $size | $cb | $(cut -d, -f3 <<<"$ri") | $(ratio_cell "$ri") | $(cut -d, -f12 <<<"$ri") | $(ratio_cell "$rf") | $(cut -d, -f12 <<<"$rf") |"
+		echo "| $mode | $work | $size | $cb | $(cut -d, -f3 <<<"$ri") | $(ratio_cell "$ri") | $(aa_interval "$ri") | $(cut -d, -f12 <<<"$ri") | $(ratio_cell "$rf") | $(aa_interval "$rf") | $(cut -d, -f12 <<<"$rf") |"
 		words "$ri" "ptr_ring $mode, work $work, size $size, cbatch $cb" stock >>"$verdicts_md"
 	done < <(grep -v '^#' "$raw" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
 		$k["zbatch_req"] == 0 { c = $k["mode"] "," $k["work"] "," $k["size"] "," $k["cbatch"]; if (!(c in s)) { s[c] = 1; print c } }')
@@ -78,7 +86,7 @@ summary_ptr_ring() {
 	md_meta "$f"
 	echo
 	echo "Items/s of one producer and one consumer on two host CPUs (medians over repeats, min and max in summary.csv); producer-full share = full events per item."
-	echo "Not a kernel measurement: the header's code in a userspace harness; no A/A arm. Where both headers run the same code (sizes of 32 and up at their own rule), a difference of a few % is the binaries' layout, not the header (seen: 1.04 [1.03, 1.05] at size 64, 2026-12-01)."
+	echo "Not a kernel measurement: the header's code in a userspace harness. Where both headers run the same code (sizes of 32 and up at their own rule), a difference of a few % is the binaries' layout, not the header (seen: 1.04 [1.03, 1.05] at size 64, 2026-12-01)."
 	echo
 	ptr_verdicts
 	if [ -f "$dir/patched_vs_stock.csv" ]; then

@@ -110,3 +110,37 @@ mutant() {
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"SIZE must be an integer from 1"* ]]
 }
+
+# sweep_rows CSV: a result CSV's data rows.
+sweep_rows() {
+	grep -v '^#' "$1" | tail -n +2
+}
+
+@test "the sweep runs stock, patched and the A/A arm (stock again) at every point, in a balanced order; the summary shows the A/A" {
+	local out=$BATS_TEST_TMPDIR/sweep a
+	run "$VRB_ROOT/bench/ptr_ring/sweep.sh" --sizes "16 64" --zbatches 0 --cbatches 1 --modes drop --work 0 \
+		--repeats 3 --items 20000 --out "$out"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# 2 sizes x 3 arms x 3 repeats
+	[ "$(sweep_rows "$out/raw.csv" | wc -l)" -eq 18 ]
+	for a in stock patched stock_aa; do
+		[ "$(sweep_rows "$out/raw.csv" | grep -c "^[1-3],$a,drop,0,")" -eq 6 ]
+	done
+	# the first three orders of the Williams design: ABC BCA CAB
+	[ "$(sweep_rows "$out/raw.csv" | awk -F, '$5 == 16 { o[$1] = o[$1] " " $2 } END { print o[1] "," o[2] "," o[3] }')" = \
+		" stock patched stock_aa, patched stock_aa stock, stock_aa stock patched" ]
+	grep -q '^# aa_arm: stock_aa ' "$out/raw.csv"
+	run "$VRB_ROOT/bench/report/summary.sh" --no-plots "$out"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	cat "$out/summary.md"
+	grep -q '^A/A: stock_aa (the stock binary run again) against stock' "$out/summary.md"
+	[ "$(grep -c '^| drop | 0 | [0-9]* | 1 | 3 | [0-9.]* \[[0-9.]*, [0-9.]*\][^|]* | \[[0-9.]*, [0-9.]*\] | ' "$out/summary.md")" -eq 2 ]
+	# --no-aa: the two headers only
+	run "$VRB_ROOT/bench/ptr_ring/sweep.sh" --sizes 16 --zbatches 0 --cbatches 1 --modes drop --work 0 \
+		--repeats 2 --items 20000 --no-aa --out "$out-noaa"
+	[ "$status" -eq 0 ]
+	[ "$(sweep_rows "$out-noaa/raw.csv" | cut -d, -f2 | sort | tr '\n' ' ')" = "patched patched stock stock " ]
+	grep -q '^# aa_arm: none$' "$out-noaa/raw.csv"
+}
