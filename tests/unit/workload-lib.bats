@@ -142,6 +142,7 @@ setup() {
 	run build_probe_for tun_ring_full.bt b8
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"kfree_skb_reason has compiler clones in this kernel (kfree_skb_reason.isra.0)"* ]]
+	echo 'ffffffff81365290 T kfree_skb_reason' >"$(kernel_workspace)/patched/out/System.map"
 	run build_probe_for tun_ring_full.bt stock b8
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"the stock kernel has no BTF"* ]]
