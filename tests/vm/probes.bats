@@ -181,7 +181,8 @@ exhaust_event() {
 	run "$VRB_ROOT/scripts/guest-run.sh" --kernel patched --vcpus 1 --run-dir "$BATS_TEST_TMPDIR/run" \
 		--qemu-arg -netdev --qemu-arg user,id=n0 \
 		--qemu-arg -device --qemu-arg "virtio-net-pci,netdev=n0,packed=on,vectors=0,romfile=" \
-		-- "$VRB_ROOT/tests/guest/packed-ring-probe.sh" "$(probe_file avail_exhaust patched)" "$(probe_file avail_exhaust.bt patched)"
+		-- "$VRB_ROOT/tests/guest/packed-ring-probe.sh" "$(stap_dir patched)/vrb_avail_exhaust.ko" \
+		"$VRB_ROOT/stap/bpftrace/avail_exhaust.bt"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	printf '%s\n' "$output" >"$out"
