@@ -171,7 +171,7 @@ exhaust_event() {
 	[ "$bufs" -eq "$refill_bufs" ]
 	grep -q '^refill: summary rxq=0 ctx=napi ' "$out"
 	# every caller named is one of try_fill_recv's callers
-	[ -z "$(grep '^refill: summary ' "$out" | grep -v ' ctx=\(napi\|work\|virtnet_open\|virtnet_rx_resize\) ')" ]
+	[ "$(grep '^refill: summary ' "$out" | grep -vc ' ctx=\(napi\|work\|virtnet_open\|virtnet_rx_resize\) ')" -eq 0 ]
 	grep -q '^refill: hist rxq=0 what=ns ' "$out"
 }
 
@@ -193,7 +193,7 @@ exhaust_event() {
 	[ "$(grep -c '^avail_exhaust: note rxq=0 is a packed ring: not watched (this probe reads split rings only)$' "$out")" -eq 2 ]
 	grep -q '^avail_exhaust: note rxq=0 packed ring, polls=[1-9][0-9]* not watched$' "$out"
 	[ "$(map_value "$out" packed_polls 0)" -ge 1 ]
-	[ -z "$(grep '^avail_exhaust: summary rxq=\|^avail_exhaust: event \|^@polls\[' "$out")" ]
+	[ "$(grep -c '^avail_exhaust: summary rxq=\|^avail_exhaust: event \|^@polls\[' "$out")" -eq 0 ]
 }
 
 @test "bpftrace twins: the kernels have BTF, and struct receive_queue's napi is where avail_exhaust.bt looks" {
