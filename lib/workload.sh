@@ -126,26 +126,95 @@ probe_functions() {
 	grep -o 'kernel\.function("[^"]*")' "$VRB_ROOT/stap/${1%.bt}.stp" | sed 's/^kernel\.function("//; s/")$//' | sort -u
 }
 
-# probe_symbols_check PROBE SYSTEM_MAP: dies unless every function PROBE
-# probes is one text symbol of its own name in SYSTEM_MAP. A function the
-# compiler cloned (NAME.constprop.0, NAME.isra.0, NAME.part.0) is called,
-# in part or in whole, through the clone, which a probe on NAME does not
-# see: its counts would be short without a word said.
+# probe_function_module PROBE FUNCTION: the module PROBE looks for FUNCTION
+# in when the kernel does not have it built in (its
+# module("MODULE").function("FUNCTION") alternative); nothing if none.
+probe_function_module() {
+	sed -n "s/.*module(\"\([^\"]*\)\")\.function(\"$2\").*/\1/p" "$VRB_ROOT/stap/${1%.bt}.stp" | awk 'NR == 1'
+}
+
+# probe_modules PROBE: every module PROBE's systemtap script names, one per line.
+probe_modules() {
+	sed -n 's/.*module("\([^"]*\)").*/\1/p' "$VRB_ROOT/stap/${1%.bt}.stp" | sort -u
+}
+
+# symbol_state FUNCTION TABLE: how FUNCTION appears among the text symbols
+# of TABLE (System.map or nm output): "plain", "clones NAME..." (a clone
+# the compiler made: FUNCTION.constprop.N, .isra.N, .part.N) or "missing".
+symbol_state() {
+	local clones
+	clones=$(awk -v f="$1" '$2 ~ /^[tT]$/ && index($3, f ".") == 1 &&
+		substr($3, length(f) + 2) ~ /^(constprop|isra|part)\./ { print $3 }' "$2" | sort -u | tr '\n' ' ')
+	if [ -n "$clones" ]; then
+		echo "clones ${clones% }"
+	elif awk -v f="$1" '$2 ~ /^[tT]$/ && $3 == f { found = 1 } END { exit !found }' "$2"; then
+		echo plain
+	else
+		echo missing
+	fi
+}
+
+# module_symbols DIR MODULE: nm's symbol table of MODULE.ko (or .ko.xz)
+# found under DIR (a kernel build tree, or /lib/modules/VERSION); fails if
+# there is none.
+module_symbols() {
+	local ko tmp rc=0
+	ko=$(find "$1" \( -name "$2.ko" -o -name "$2.ko.xz" \) -print -quit 2>/dev/null)
+	[ -n "$ko" ] || return 1
+	case $ko in
+	*.xz)
+		tmp=$(mktemp)
+		if xz -dc "$ko" >"$tmp"; then
+			nm "$tmp" || rc=1
+		else
+			rc=1
+		fi
+		rm -f "$tmp"
+		return "$rc"
+		;;
+	*) nm "$ko" ;;
+	esac
+}
+
+# probe_symbols_check PROBE SYSTEM_MAP [MODULES_DIR]: dies unless every
+# function PROBE probes is one text symbol of its own name, in SYSTEM_MAP
+# (built in) or else in the module the probe names for it, found under
+# MODULES_DIR. A function the compiler cloned (NAME.constprop.0,
+# NAME.isra.0, NAME.part.0) is called, in part or in whole, through the
+# clone, which a probe on NAME does not see: its counts would be short
+# without a word said.
 probe_symbols_check() {
-	local p=$1 map=$2 f clones bad=0
+	local p=$1 map=$2 mods=${3:-} f m state where tmp bad=0
 	[ -r "$map" ] || die "$p: no symbol table $map to check the probed functions against"
 	while read -r f; do
-		clones=$(awk -v f="$f" '$2 ~ /^[tT]$/ && index($3, f ".") == 1 && substr($3, length(f) + 2) ~ /^(constprop|isra|part)\./ { print $3 }' "$map" |
-			sort -u | tr '\n' ' ')
-		if [ -n "$clones" ]; then
-			warn "$p: $f has compiler clones in this kernel (${clones% }): a probe on $f misses the calls that go through them"
-			bad=1
-		elif ! awk -v f="$f" '$2 ~ /^[tT]$/ && $3 == f { found = 1 } END { exit !found }' "$map"; then
-			warn "$p: $f is not a function of this kernel (inlined, renamed or in a module): the probe cannot attach"
-			bad=1
+		state=$(symbol_state "$f" "$map")
+		where="this kernel"
+		m=$(probe_function_module "$p" "$f")
+		if [ "$state" = missing ] && [ -n "$mods" ] && [ -n "$m" ]; then
+			tmp=$(mktemp)
+			if module_symbols "$mods" "$m" >"$tmp"; then
+				state=$(symbol_state "$f" "$tmp")
+				where="module $m"
+			fi
+			rm -f "$tmp"
 		fi
+		case $state in
+		plain) ;;
+		clones*)
+			warn "$p: $f has compiler clones in $where (${state#clones }): a probe on $f misses the calls that go through them"
+			bad=1
+			;;
+		*)
+			if [ "$where" = "this kernel" ]; then
+				warn "$p: $f is not a function of this kernel${m:+ nor of a module $m.ko under ${mods:-(no modules dir given)}} (inlined or renamed?): the probe cannot attach"
+			else
+				warn "$p: $f is not a function of $where (inlined or renamed?): the probe cannot attach"
+			fi
+			bad=1
+			;;
+		esac
 	done < <(probe_functions "$p")
-	[ "$bad" = 0 ] || die "$p: the probe does not fit this kernel (symbols: $map)"
+	[ "$bad" = 0 ] || die "$p: the probe does not fit this kernel (symbols: $map${mods:+, modules under $mods})"
 }
 
 # build_probe_for PROBE SETTING...: builds PROBE for every kernel the
@@ -159,7 +228,7 @@ build_probe_for() {
 			"$VRB_ROOT/stap/build.sh" --kernel "$k" "$p" >/dev/null
 		else
 			kernel_has_btf "$k" || die "$p: the $k kernel has no BTF (CONFIG_DEBUG_INFO_BTF; see guest-config/kernel.config)"
-			probe_symbols_check "$p" "$(kernel_outdir "$k")/System.map"
+			probe_symbols_check "$p" "$(kernel_outdir "$k")/System.map" "$(kernel_outdir "$k")"
 		fi
 	done
 }

@@ -15,7 +15,7 @@ VRB_PROG="stap/build.sh"
 
 usage() {
 	cat <<EOF
-Usage: stap/build.sh [--kernel VARIANT] [PROBE...]
+Usage: stap/build.sh [--kernel VARIANT | --kernel-dir DIR] [PROBE...]
 
 Builds each PROBE (default: $VRB_PROBES) for the kernel VARIANT
 (stock, patched or all; default patched) into
@@ -31,6 +31,12 @@ that one name fixed (\$VRB_CACHE/stap/runtime); the system's files are
 never changed.
 
   --kernel VARIANT   stock, patched or all (default patched)
+  --kernel-dir DIR   instead, the kernel built in DIR (your own tree: an O=
+                     build dir or the source dir of an in-tree build, with
+                     vmlinux, System.map and Module.symvers, i.e. after
+                     "make modules"); modules go to
+                     \$VRB_CACHE/stap/dir-HASH/. The drivers may be built
+                     in or modules there.
   -h, --help         this text
 EOF
 }
@@ -88,14 +94,13 @@ probe_args() {
 	:
 }
 
-# build_probe VARIANT PROBE: prints the module path.
-build_probe() {
-	local v=$1 p=$2 src out rt dir key guru=() args=() t0
-	src=$(kernel_workspace)/$v
-	out=$(kernel_outdir "$v")
-	[ -f "$out/vmlinux" ] || die "$v kernel not built (scripts/build-kernels.sh --variant $v --flavour $(kernel_flavour))"
+# stap_build PROBE OUT SRC DIR STAMP: builds PROBE against the kernel build
+# tree OUT (source SRC) into DIR/vrb_PROBE.ko, unless the one there was
+# built from the same script, flags, stap, runtime and kernel (STAMP);
+# prints the module path.
+stap_build() {
+	local p=$1 out=$2 src=$3 dir=$4 stamp=$5 rt key guru=() args=() t0
 	rt=$(runtime_for "$src")
-	dir=$(stap_dir "$v")
 	mkdir -p "$dir"
 	# a probe whose #! line asks for guru mode (embedded C) gets -g
 	head -n 1 "$VRB_ROOT/stap/$p.stp" | grep -q -- ' -g' && guru=(-g)
@@ -103,7 +108,7 @@ build_probe() {
 	key=$( {
 		cat "$VRB_ROOT/stap/$p.stp"
 		echo "${args[*]} ${STAP_FLAGS[*]}"
-		kv_get "$out/vrb-build-info" key
+		echo "$stamp"
 		stap --version 2>&1 | head -n 1
 		cat "$rt/.vrb-stamp" 2>/dev/null || echo system
 		echo "${guru[*]}"
@@ -112,24 +117,58 @@ build_probe() {
 		echo "$dir/vrb_$p.ko"
 		return 0
 	fi
-	probe_symbols_check "$p" "$out/System.map"
-	symvers "$v"
+	probe_symbols_check "$p" "$out/System.map" "$out"
 	t0=$(date +%s)
-	log "$v: building probe $p (stap -p4)"
+	log "$out: building probe $p (stap -p4)"
 	rm -f "$dir/vrb_$p.ko" "$dir/vrb_$p.key"
 	(cd "$dir" && stap "${guru[@]}" "${STAP_FLAGS[@]}" -R "$rt" -r "$out" -p4 -m "vrb_$p" "$VRB_ROOT/stap/$p.stp" "${args[@]}") \
 		>"$dir/vrb_$p.log" 2>&1 ||
-		{ tail -n 30 "$dir/vrb_$p.log" >&2; die "$v: probe $p does not build (log: $dir/vrb_$p.log)"; }
+		{ tail -n 30 "$dir/vrb_$p.log" >&2; die "probe $p does not build against $out (log: $dir/vrb_$p.log)"; }
 	echo "$key" >"$dir/vrb_$p.key"
-	log "$v: probe $p built in $(($(date +%s) - t0))s"
+	log "probe $p built in $(($(date +%s) - t0))s"
 	echo "$dir/vrb_$p.ko"
 }
 
+# build_probe VARIANT PROBE: PROBE for one of our kernels; prints the module path.
+build_probe() {
+	local v=$1 p=$2 out
+	out=$(kernel_outdir "$v")
+	[ -f "$out/vmlinux" ] || die "$v kernel not built (scripts/build-kernels.sh --variant $v --flavour $(kernel_flavour))"
+	symvers "$v"
+	stap_build "$p" "$out" "$(kernel_workspace)/$v" "$(stap_dir "$v")" "$(kv_get "$out/vrb-build-info" key)"
+}
+
+# dir_stamp DIR PROBE: what PROBE's module depends on in the kernel build dir
+# DIR: vmlinux, Module.symvers, .config and the modules it probes (a tree
+# rebuilt in place changes them; "make modules" alone relinks no vmlinux).
+dir_stamp() {
+	local m
+	stat -c '%n %s %.9Y' "$1/vmlinux" "$1/Module.symvers" "$1/.config" 2>/dev/null || true
+	for m in $(probe_modules "$2"); do
+		find "$1" \( -name "$m.ko" -o -name "$m.ko.xz" \) -exec stat -c '%n %s %.9Y' {} + 2>/dev/null || true
+	done
+}
+
+# build_probe_dir DIR PROBE: PROBE for the kernel built in DIR (yours: an
+# O= build dir or an in-tree build); prints the module path.
+build_probe_dir() {
+	local d=$1 p=$2 src
+	[ -f "$d/vmlinux" ] || die "$d is not a kernel build dir (no vmlinux and System.map there)"
+	[ -f "$d/System.map" ] || die "$d is not a kernel build dir (no vmlinux and System.map there)"
+	[ -f "$d/Module.symvers" ] ||
+		die "$d has no Module.symvers, which stap needs to build a module against it: run 'make modules' there first"
+	src=$d
+	[ ! -e "$d/source" ] || src=$(readlink -f "$d/source")
+	[ -f "$src/include/linux/task_work.h" ] || die "$d: no kernel source found (neither $d nor $d/source holds include/linux/task_work.h)"
+	stap_build "$p" "$d" "$src" "$VRB_CACHE/stap/dir-$(printf '%s' "$d" | sha256sum | cut -c1-12)" "$(dir_stamp "$d" "$p")"
+}
+
 main() {
-	local kernels=patched probes=() v p
+	local kernels=patched kset='' kdir='' probes=() v p
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--kernel) [ $# -ge 2 ] || die "$1 needs a value"; kernels=$2; shift 2 ;;
+		--kernel) [ $# -ge 2 ] || die "$1 needs a value"; kernels=$2; kset=1; shift 2 ;;
+		--kernel-dir) [ $# -ge 2 ] || die "$1 needs a value"; kdir=$2; shift 2 ;;
 		-h | --help) usage; exit 0 ;;
 		-*) usage >&2; die "unknown option '$1'" ;;
 		*) probes+=("$1"); shift ;;
@@ -145,6 +184,13 @@ main() {
 		check_probe "$p"
 	done
 	need_cmd stap systemtap
+	if [ -n "$kdir" ]; then
+		[ -z "$kset" ] || die "--kernel and --kernel-dir exclude each other"
+		[ -d "$kdir" ] || die "--kernel-dir: no directory $kdir"
+		kdir=$(readlink -f "$kdir")
+		for p in "${probes[@]}"; do build_probe_dir "$kdir" "$p"; done
+		return 0
+	fi
 	for v in $kernels; do
 		for p in "${probes[@]}"; do build_probe "$v" "$p"; done
 	done

@@ -124,6 +124,34 @@ setup() {
 	[[ "$output" == *"none.tar.xz not found: install it with 'apt-get install linux-source-6.1'"* ]]
 }
 
+@test "stap/build.sh --kernel-dir refuses what is not a kernel build dir ready for modules" {
+	local d=$BATS_TEST_TMPDIR/k
+	command -v stap >/dev/null || skip "systemtap not installed"
+	run "$VRB_ROOT/stap/build.sh" --kernel-dir "$BATS_TEST_TMPDIR/none" refill
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--kernel-dir: no directory"* ]]
+	mkdir -p "$d"
+	run "$VRB_ROOT/stap/build.sh" --kernel-dir "$d" refill
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"is not a kernel build dir (no vmlinux and System.map there)"* ]]
+	touch "$d/vmlinux" "$d/System.map"
+	run "$VRB_ROOT/stap/build.sh" --kernel-dir "$d" refill
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"has no Module.symvers"*"run 'make modules' there first"* ]]
+	touch "$d/Module.symvers"
+	run "$VRB_ROOT/stap/build.sh" --kernel-dir "$d" refill
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"no kernel source found"* ]]
+	run "$VRB_ROOT/stap/build.sh" --kernel stock --kernel-dir "$d" refill
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--kernel and --kernel-dir exclude each other"* ]]
+	run "$VRB_ROOT/stap/build.sh" --kernel-dir "$d" nosuchprobe
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"unknown probe 'nosuchprobe'"* ]]
+	# nothing built, no cache dir made
+	[ ! -e "$VRB_CACHE/stap" ]
+}
+
 @test "build-kernels.sh refuses to start without the space a build needs, and creates no workspace" {
 	: >"$BATS_TEST_TMPDIR/k.tar.xz"
 	VRB_KERNEL_TARBALL=$BATS_TEST_TMPDIR/k.tar.xz VRB_KERNEL_WS_MB=1 VRB_KERNEL_OUT_MB=999999999 \

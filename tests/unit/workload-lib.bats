@@ -110,6 +110,44 @@ setup() {
 	[ "$status" -ne 0 ] && [[ "$output" == *"no symbol table"* ]]
 }
 
+@test "a probe finds a function a kernel builds as a module in that module, clone checks included" {
+	local m=$BATS_TEST_TMPDIR/System.map mods=$BATS_TEST_TMPDIR/modules
+	command -v gcc >/dev/null && command -v xz >/dev/null || skip "needs gcc and xz"
+	[ "$(probe_function_module refill try_fill_recv)" = virtio_net ]
+	[ "$(probe_function_module avail_exhaust.bt virtnet_poll)" = virtio_net ]
+	[ "$(probe_function_module vhost_batch vhost_net_buf_peek)" = vhost_net ]
+	[ -z "$(probe_function_module tun_ring_full kfree_skb_reason)" ]
+	# a distro kernel: the driver is not in System.map, but in its module
+	printf 'ffffffff81000000 T kfree_skb_reason\n' >"$m"
+	mkdir -p "$mods/kernel/drivers/net"
+	printf 'void try_fill_recv(void) {}\nvoid try_fill_recv_helper(void) {}\n' >"$BATS_TEST_TMPDIR/vn.c"
+	gcc -c -o "$mods/kernel/drivers/net/virtio_net.ko" "$BATS_TEST_TMPDIR/vn.c"
+	probe_symbols_check refill "$m" "$mods"
+	# as the scripts run it (errexit, pipefail): a probe with a function
+	# of the kernel proper (no module alternative) passes too
+	run bash -c 'set -euo pipefail; shopt -s inherit_errexit; . "$VRB_ROOT/lib/functions.sh"; . "$VRB_ROOT/lib/workload.sh"
+		probe_symbols_check tun_ring_full "$1" "$2"; probe_symbols_check refill "$1" "$2"; echo checked' _ "$m" "$mods"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = checked ]
+	# no modules dir given, or no such module under it: refused, saying where it looked
+	run probe_symbols_check refill "$m"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"try_fill_recv is not a function of this kernel nor of a module virtio_net.ko under (no modules dir given)"* ]]
+	run probe_symbols_check vhost_batch "$m" "$mods"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"vhost_net_buf_peek is not a function of this kernel nor of a module vhost_net.ko under $mods"* ]]
+	# the module holds a clone only, compressed as some distributions ship them
+	printf 'void f(void) __asm__("try_fill_recv.constprop.0");\nvoid f(void) {}\n' >"$BATS_TEST_TMPDIR/vn.c"
+	gcc -c -o "$BATS_TEST_TMPDIR/vn.o" "$BATS_TEST_TMPDIR/vn.c"
+	rm "$mods/kernel/drivers/net/virtio_net.ko"
+	xz -c "$BATS_TEST_TMPDIR/vn.o" >"$mods/kernel/drivers/net/virtio_net.ko.xz"
+	run probe_symbols_check refill "$m" "$mods"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"try_fill_recv has compiler clones in module virtio_net (try_fill_recv.constprop.0)"* ]]
+	[[ "$output" == *"modules under $mods"* ]]
+}
+
 @test "a probe's name, and the file the guest loads for a kernel" {
 	[ "$(probe_name refill)" = refill ]
 	[ "$(probe_name refill.bt)" = refill ]

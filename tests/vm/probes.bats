@@ -104,6 +104,19 @@ exhaust_event() {
 	[ "$(grep -c '\.ko$' <<<"$output")" -eq "$(wc -w <<<"$VRB_PROBES")" ]
 }
 
+@test "a probe builds against a kernel build dir given by path (your own tree), once" {
+	local d
+	d=$(kernel_outdir patched)
+	run "$VRB_ROOT/stap/build.sh" --kernel-dir "$d" refill
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -s "${lines[-1]}" ] && [[ "${lines[-1]}" == "$VRB_CACHE/stap/dir-"*/vrb_refill.ko ]]
+	[ "$(grep -a -o 'vermagic=[^ ]*' "${lines[-1]}")" = "vermagic=$(cat "$d/include/config/kernel.release")" ]
+	run "$VRB_ROOT/stap/build.sh" --kernel-dir "$d" refill
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"building probe"* ]]
+}
+
 @test "tun_ring_full: a small tap ring overfilled; the probe's drops are the tap's tx_dropped" {
 	overfill_tap tun_ring_full
 	local out=$BATS_TEST_TMPDIR/a/probes/r1-b1-64-tun_ring_full.txt line
@@ -181,7 +194,7 @@ exhaust_event() {
 	run "$VRB_ROOT/scripts/guest-run.sh" --kernel patched --vcpus 1 --run-dir "$BATS_TEST_TMPDIR/run" \
 		--qemu-arg -netdev --qemu-arg user,id=n0 \
 		--qemu-arg -device --qemu-arg "virtio-net-pci,netdev=n0,packed=on,vectors=0,romfile=" \
-		-- "$VRB_ROOT/tests/guest/packed-ring-probe.sh" "$(stap_dir patched)/vrb_avail_exhaust.ko" \
+		-- "$VRB_ROOT/tests/guest/probe-smoke.sh" "$(stap_dir patched)/vrb_avail_exhaust.ko" \
 		"$VRB_ROOT/stap/bpftrace/avail_exhaust.bt"
 	echo "$output"
 	[ "$status" -eq 0 ]

@@ -6,9 +6,9 @@
 # goes down and up (virtnet_open schedules a NAPI poll of each rx queue)
 # and a datagram to the user network's gateway draws an ARP reply (a
 # received frame), and prints its output (bench/guest/probe.sh).
-# Usage: packed-ring-probe.sh PROBE...
+# Usage: probe-smoke.sh PROBE...
 set -euo pipefail
-[ $# -gt 0 ] || { echo "usage: packed-ring-probe.sh PROBE..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: probe-smoke.sh PROBE..." >&2; exit 2; }
 root=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=bench/guest/probe.sh
 . "$root/bench/guest/probe.sh"
@@ -19,7 +19,7 @@ for d in /sys/class/net/*; do
 	dev=${d##*/}
 	break
 done
-[ -n "$dev" ] || { echo "packed-ring-probe: no virtio-net device" >&2; exit 1; }
+[ -n "$dev" ] || { echo "probe-smoke: no virtio-net device" >&2; exit 1; }
 features=$(cat "/sys/class/net/$dev/device/features")
 echo "packed=${features:34:1}"
 for p in "$@"; do
