@@ -4,6 +4,22 @@
 set -euo pipefail
 VRB_PROG="run-bench.sh"
 export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$@")}"
+# --base picks the kernel base, which lib/parameters.sh reads (VRB_BASE) when
+# it is loaded: taken out of the arguments before that, and passed on to
+# every script this one runs.
+args=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--base)
+		[ $# -ge 2 ] || { echo "$VRB_PROG: error: --base needs a value" >&2; exit 1; }
+		export VRB_BASE=$2
+		shift 2
+		;;
+	--) args+=("$@"); break ;;
+	*) args+=("$1"); shift ;;
+	esac
+done
+set -- "${args[@]}"
 # shellcheck source=lib/functions.sh
 . "$(dirname "$0")/lib/functions.sh"
 # shellcheck source=lib/kernel.sh
@@ -66,6 +82,8 @@ Workloads (default: $DEFAULT_WORKLOADS):
             unless named
 
 Options:
+  --base B           the kernel base: ${VRB_BASES// /, } (default 6.1): Debian's
+                     linux-source-B and the series in patches/B/
   --profile P        ${PROFILES// /, }: run its steps (only those of the WORKLOADs
                      named, if any); not with -- WORKLOAD-OPTIONS or --repeats
   --steps LIST       only these of the profile's steps (numbers, as --dry-run

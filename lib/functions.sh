@@ -132,3 +132,7 @@ check_range() {
 		die "$1 must be an integer from $3 to $4, not '$2'"
 	fi
 }
+
+# A base the harness does not know (VRB_BASE, --base) stops every script.
+[ -n "$VRB_KERNEL_TESTED_DEBVER" ] ||
+	die "unknown kernel base '$VRB_BASE' (VRB_BASE or --base: one of $VRB_BASES)"

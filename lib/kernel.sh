@@ -1,7 +1,7 @@
 # shellcheck shell=bash
-# The kernel workspace: Debian's linux-source-6.1 unpacked once into a git
+# The kernel workspace: Debian's linux-source-BASE unpacked once into a git
 # repo (branch "baseline"), a second worktree on branch "patched" with
-# patches/ (the posted series, then the benchmark-only set patches/bench/)
+# patches/BASE/ (the posted series, then the benchmark-only set in bench/)
 # applied by git am, one config, and incremental builds of both.
 #
 # Layout under $(kernel_workspace):
@@ -13,7 +13,7 @@
 # The O= dir is a direct child of the source, so kbuild uses srctree=".." and
 # both trees compile with identical command lines: ccache shares the objects.
 
-# kernel_debver: the installed linux-source-6.1 package version ("" if none).
+# kernel_debver: the installed linux-source-BASE package version ("" if none).
 kernel_debver() {
 	dpkg-query -W -f '${Version}' "$VRB_KERNEL_PKG" 2>/dev/null || true
 }
@@ -22,7 +22,7 @@ kernel_debver() {
 kernel_workspace() {
 	local ver
 	ver=$(kernel_debver)
-	if [ -z "$ver" ] || [ "$VRB_KERNEL_TARBALL" != /usr/src/linux-source-6.1.tar.xz ]; then
+	if [ -z "$ver" ] || [ "$VRB_KERNEL_TARBALL" != "/usr/src/$VRB_KERNEL_PKG.tar.xz" ]; then
 		ver=custom-$(stat -c '%n %s %Y' "$VRB_KERNEL_TARBALL" | sha256sum | cut -c1-12)
 	fi
 	echo "$VRB_CACHE/linux-$ver"
@@ -33,7 +33,7 @@ kernel_check_source() {
 		die "kernel source $VRB_KERNEL_TARBALL not found: install it with 'apt-get install $VRB_KERNEL_PKG' (or set VRB_KERNEL_TARBALL)"
 	local ver
 	ver=$(kernel_debver)
-	if [ "$VRB_KERNEL_TARBALL" = /usr/src/linux-source-6.1.tar.xz ] &&
+	if [ "$VRB_KERNEL_TARBALL" = "/usr/src/$VRB_KERNEL_PKG.tar.xz" ] &&
 		[ -n "$ver" ] && [ "$ver" != "$VRB_KERNEL_TESTED_DEBVER" ]; then
 		warn "$VRB_KERNEL_PKG $ver is installed; this project is tested on $VRB_KERNEL_TESTED_DEBVER: going on"
 	fi
@@ -86,7 +86,7 @@ kernel_version() {
 }
 
 # kernel_apply_series [--force]: make the patched worktree = baseline +
-# patches/series + patches/bench/series (series_stack).
+# patches/BASE/series + patches/BASE/bench/series (series_stack).
 # Refuses to throw away edits or commits made by hand in the patched tree
 # unless --force.
 kernel_apply_series() {
@@ -103,11 +103,11 @@ kernel_apply_series() {
 	if [ "$force" != --force ] && [ -f "$w/state/patched-head" ]; then
 		if [ "$head" != "$(cat "$w/state/patched-head")" ] ||
 			[ -n "$(kgit -C "$w/patched" status --porcelain -uno)" ]; then
-			die "the patched tree $w/patched has changes not from patches/: export them with 'git format-patch' into patches/, or rerun with --force to discard them"
+			die "the patched tree $w/patched has changes not from ${VRB_PATCHES#"$VRB_ROOT"/}/: export them with 'git format-patch' into it, or rerun with --force to discard them"
 		fi
 	fi
 	if [ "$force" != --force ] && [ "$want" = "$have" ] && [ -f "$w/state/patched-head" ]; then
-		log "patches/ unchanged (series $want): patched tree reused"
+		log "${VRB_PATCHES#"$VRB_ROOT"/}/ unchanged (series $want): patched tree reused"
 		return 0
 	fi
 	rm -f "$w/state/series" "$w/state/patched-head"
@@ -335,8 +335,8 @@ kernel_build() {
 # (stock or patched) in the kernel flavour in use.
 stap_dir() {
 	case $(kernel_flavour) in
-	base) echo "$VRB_CACHE/stap/$1" ;;
-	*) echo "$VRB_CACHE/stap/$1-$(kernel_flavour)" ;;
+	base) echo "$(kernel_workspace)/stap/$1" ;;
+	*) echo "$(kernel_workspace)/stap/$1-$(kernel_flavour)" ;;
 	esac
 }
 

@@ -2,17 +2,26 @@
 # One place for the facts the harness is built around. Sourced by every script;
 # each value can be overridden from the environment (VRB_*).
 
-# The kernel this project is tested on: Debian's linux-source-6.1 package.
-VRB_KERNEL_PKG=linux-source-6.1
-VRB_KERNEL_TESTED_DEBVER=6.1.192-3
-VRB_KERNEL_TARBALL=${VRB_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+# The kernel base: Debian's linux-source-BASE package, and the series for it
+# in patches/BASE/. 6.1 is the default; 6.12 (Debian 13's LTS, from
+# bookworm's linux-source-6.12) is the second (--base 6.12 or VRB_BASE).
+VRB_BASES="6.1 6.12"
+VRB_BASE=${VRB_BASE:-6.1}
+case $VRB_BASE in
+6.1) VRB_KERNEL_TESTED_DEBVER=6.1.192-3 ;;
+6.12) VRB_KERNEL_TESTED_DEBVER=6.12.117-1~deb12u1 ;;
+*) VRB_KERNEL_TESTED_DEBVER='' ;; # refused by lib/functions.sh
+esac
+VRB_KERNEL_PKG=linux-source-$VRB_BASE
+VRB_KERNEL_TARBALL=${VRB_KERNEL_TARBALL:-/usr/src/linux-source-$VRB_BASE.tar.xz}
 VRB_ARCH=x86_64
 
 # The two kernels built from one config: stock (no patches) and patched (the series).
 VRB_VARIANTS="stock patched"
 
-# The patch series (patches/series names the files, in order).
-VRB_PATCHES=${VRB_PATCHES:-$VRB_ROOT/patches}
+# The patch series for the base (patches/BASE/series names the files, in
+# order; patches/BASE/bench/series the benchmark-only set on top).
+VRB_PATCHES=${VRB_PATCHES:-$VRB_ROOT/patches/$VRB_BASE}
 
 # Where the kernel workspace, builds and probe caches live (ignored by git).
 VRB_CACHE=${VRB_CACHE:-$VRB_ROOT/.cache}

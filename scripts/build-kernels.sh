@@ -16,7 +16,7 @@ Usage: scripts/build-kernels.sh [--variant stock|patched|all] [--flavour base|de
 
 Builds the guest kernels under $VRB_CACHE:
   stock    Debian $VRB_KERNEL_PKG as shipped
-  patched  the same plus patches/ (in patches/series order, applied with git am)
+  patched  the same plus patches/BASE/ (in its series order, applied with git am)
 
   --variant V        build only V (default: all)
   --flavour F        base (default: the benchmark kernels) or debug (the same

@@ -2,8 +2,8 @@
 # Exports commits of a kernel branch into a patch directory as a series: one
 # git format-patch file per commit, DIR/series in order, and the cover
 # letter (0000-cover-letter.patch) made from DIR/cover-letter.txt. Run once
-# for the posted series (patches/) and once for the benchmark-only set
-# (patches/bench/, no cover letter).
+# for the posted series (patches/BASE/) and once for the benchmark-only set
+# (patches/BASE/bench/, no cover letter).
 set -euo pipefail
 VRB_PROG="export-series.sh"
 # shellcheck source=lib/functions.sh
@@ -20,7 +20,7 @@ Usage: scripts/export-series.sh --tree DIR [--base REV] [--head REV]
 
 Writes REV..REV of the kernel git tree DIR (a worktree of the workspace,
 e.g. .cache/linux-*/dev, where the series is developed) into the output
-dir (default \$VRB_PATCHES = patches/): the numbered patches, the series
+dir (default \$VRB_PATCHES = patches/BASE/): the numbered patches, the series
 file, and 0000-cover-letter.patch, whose subject is the first line of
 OUT/cover-letter.txt and whose text is the rest of it (the shortlog and
 diffstat are added by git). Old numbered patches are removed first.
@@ -35,7 +35,7 @@ diffstat are added by git). Old numbered patches are removed first.
 
 The posted series and the benchmark-only set on top of it, e.g.:
   scripts/export-series.sh --tree T --head HEAD~3 --subject-prefix "RFC PATCH net-next"
-  scripts/export-series.sh --tree T --base HEAD~3 --out patches/bench --no-cover
+  scripts/export-series.sh --tree T --base HEAD~3 --out patches/6.1/bench --no-cover
 EOF
 }
 

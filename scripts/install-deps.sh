@@ -8,7 +8,7 @@ VRB_PROG="install-deps.sh"
 
 PACKAGES=(
 	# kernel source and build
-	linux-source-6.1 make gcc flex bison bc libelf-dev libssl-dev git ccache xz-utils
+	"$VRB_KERNEL_PKG" make gcc flex bison bc libelf-dev libssl-dev git ccache xz-utils
 	# guests
 	qemu-system-x86 iproute2 ethtool procps
 	# workload B's vhost-user source

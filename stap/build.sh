@@ -19,7 +19,7 @@ Usage: stap/build.sh [--kernel VARIANT | --kernel-dir DIR] [PROBE...]
 
 Builds each PROBE (default: $VRB_PROBES) for the kernel VARIANT
 (stock, patched or all; default patched) into
-  \$VRB_CACHE/stap/VARIANT[-FLAVOUR]/vrb_PROBE.ko
+  \$VRB_CACHE/linux-VERSION/stap/VARIANT[-FLAVOUR]/vrb_PROBE.ko
 and prints the module paths. The kernels must be built
 (scripts/build-kernels.sh); their build trees get Module.symvers (make
 modules) the first time.

@@ -16,7 +16,7 @@ setup_file() {
 
 setup() {
 	load_libs
-	export VRB_CACHE=$VRB_ROOT/.cache VRB_PATCHES=$VRB_ROOT/patches
+	export VRB_CACHE=$VRB_ROOT/.cache VRB_PATCHES=$VRB_ROOT/patches/${VRB_BASE:-6.1}
 	W=$(kernel_workspace)
 	BUILD=$BATS_TEST_TMPDIR/build
 }

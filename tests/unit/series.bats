@@ -73,10 +73,29 @@ setup() {
 	[[ "$output" == *"0002-missing.patch"* ]]
 }
 
-@test "the repository's posted series and benchmark-only set parse" {
-	run series_stack "$VRB_ROOT/patches"
-	[ "$status" -eq 0 ]
-	[ "${#lines[@]}" -eq 13 ]
-	[[ "${lines[9]}" == "$VRB_ROOT/patches/0010-"* ]]
-	[[ "${lines[10]}" == "$VRB_ROOT/patches/bench/"* ]]
+@test "the repository's posted series and benchmark-only set parse, for each base, and name the same patches" {
+	local b
+	for b in 6.1 6.12; do
+		run series_stack "$VRB_ROOT/patches/$b"
+		[ "$status" -eq 0 ]
+		[ "${#lines[@]}" -eq 13 ]
+		[[ "${lines[9]}" == "$VRB_ROOT/patches/$b/0010-"* ]]
+		[[ "${lines[10]}" == "$VRB_ROOT/patches/$b/bench/"* ]]
+	done
+	# the two bases carry the same series: same files, same subjects
+	diff <(grep -v '^#' "$VRB_ROOT/patches/6.1/series") <(grep -v '^#' "$VRB_ROOT/patches/6.12/series")
+	diff <(grep -v '^#' "$VRB_ROOT/patches/6.1/bench/series") <(grep -v '^#' "$VRB_ROOT/patches/6.12/bench/series")
+	diff <(series_stack "$VRB_ROOT/patches/6.1" | xargs grep -h '^Subject:') \
+		<(series_stack "$VRB_ROOT/patches/6.12" | xargs grep -h '^Subject:')
+}
+
+@test "an unknown kernel base stops a script before it does anything" {
+	VRB_BASE=5.10 run "$VRB_ROOT/scripts/build-kernels.sh"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"unknown kernel base '5.10' (VRB_BASE or --base: one of 6.1 6.12)"* ]]
+	run "$VRB_ROOT/run-bench.sh" --base 5.10 --dry-run
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"unknown kernel base '5.10'"* ]]
+	VRB_BASE=6.12 VRB_PATCHES='' VRB_KERNEL_TARBALL='' run bash -c '. "$VRB_ROOT/lib/functions.sh"; echo "$VRB_KERNEL_PKG $VRB_KERNEL_TARBALL $VRB_PATCHES"'
+	[ "$output" = "linux-source-6.12 /usr/src/linux-source-6.12.tar.xz $VRB_ROOT/patches/6.12" ]
 }

@@ -151,7 +151,7 @@ setup() {
 @test "a probe's name, and the file the guest loads for a kernel" {
 	[ "$(probe_name refill)" = refill ]
 	[ "$(probe_name refill.bt)" = refill ]
-	[ "$(probe_file refill stock)" = "$VRB_CACHE/stap/stock/vrb_refill.ko" ]
+	[ "$(probe_file refill stock)" = "$(kernel_workspace)/stap/stock/vrb_refill.ko" ]
 	[ "$(probe_file refill.bt patched)" = "$VRB_ROOT/stap/bpftrace/refill.bt" ]
 }
 

@@ -88,7 +88,7 @@ setup() {
 	echo '/* wip */' >>"$w/patched/a.c"
 	run kernel_apply_series
 	[ "$status" -ne 0 ]
-	[[ "$output" == *"changes not from patches/"* ]]
+	[[ "$output" == *"changes not from $VRB_PATCHES/"* ]]
 	grep -q wip "$w/patched/a.c"
 	kernel_apply_series --force
 	run grep -q wip "$w/patched/a.c"
@@ -107,7 +107,7 @@ setup() {
 	[ "$(kernel_outdir patched)" = "$w/patched/out-debug" ]
 	[ "$(kernel_config_file)" = "$w/state/config-debug" ]
 	[ "$(kernel_fragments)" = "guest-config/kernel.config guest-config/kernel-debug.config" ]
-	[ "$(stap_dir patched)" = "$VRB_CACHE/stap/patched-debug" ]
+	[ "$(stap_dir patched)" = "$(kernel_workspace)/stap/patched-debug" ]
 	# every file the fragments name exists
 	for f in $(kernel_fragments); do [ -f "$VRB_ROOT/$f" ]; done
 	VRB_KERNEL_FLAVOUR=kasan run kernel_flavour

@@ -15,7 +15,7 @@ build_kernels() {
 # workspace and series, not the unit tests' scratch ones.
 real_workspace() {
 	load_libs
-	export VRB_CACHE=$VRB_ROOT/.cache VRB_PATCHES=$VRB_ROOT/patches
+	export VRB_CACHE=$VRB_ROOT/.cache VRB_PATCHES=$VRB_ROOT/patches/${VRB_BASE:-6.1}
 	# tests are not benchmarks: the workloads' busy-host refusal (tested in
 	# tests/unit/workload-lib.bats) would only make them depend on the host
 	export VRB_ALLOW_BUSY_HOST=1
