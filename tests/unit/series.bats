@@ -45,9 +45,13 @@ setup() {
 	[ "${#h1}" -eq 12 ]
 }
 
-@test "the repository's own series file parses" {
-	run series_patches "$VRB_ROOT/patches"
-	[ "$status" -eq 0 ]
+@test "the repository's own series files parse, one per base" {
+	local b
+	for b in $VRB_BASES; do
+		run series_patches "$VRB_ROOT/patches/$b"
+		[ "$status" -eq 0 ]
+		[ "${#lines[@]}" -ge 1 ]
+	done
 }
 
 @test "series_stack: the posted series, then the benchmark-only set; the hash covers both" {
