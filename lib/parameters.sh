@@ -67,6 +67,11 @@ VRB_BUSY_MAX=${VRB_BUSY_MAX:-0.5}
 # The systemtap probes (stap/NAME.stp; stap/build.sh builds them).
 VRB_PROBES="avail_exhaust refill rx_costs tun_ring_full vhost_batch"
 
+# The unmodified distro kernel the probes are checked on with their drivers
+# as modules (make check-distro; scripts/debian-kernel.sh): Debian 12's
+# cloud kernel of the same upstream version as our 6.1 base.
+VRB_DEBIAN_KERNEL=${VRB_DEBIAN_KERNEL:-6.1.0-55-cloud-amd64}
+
 # Results, and the free space a run needs there before it starts.
 VRB_RESULTS=${VRB_RESULTS:-$VRB_ROOT/results}
 VRB_RESULTS_MIN_FREE_MB=${VRB_RESULTS_MIN_FREE_MB:-100}

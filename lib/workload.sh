@@ -12,9 +12,11 @@ setting_kernel() {
 
 # with_aa REF NO_AA SETTINGS...: the settings plus REF_aa (the A/A arm),
 # unless NO_AA is 1 or it is there already. It goes half way round the
-# settings of REF's kernel from REF, so that rotated rounds rarely put it
-# next to REF (from REF, a switch to REF_aa changes no knob: adjacent, the
-# A/A pair would be measured under easier conditions than other pairs).
+# settings of REF's kernel from REF, so that rotated orders (workload A's,
+# B's boots design) rarely put it next to REF (from REF, a switch to
+# REF_aa changes no knob: adjacent, the A/A pair would be measured under
+# easier conditions than other pairs). B's paired rounds balance every
+# setting's neighbours instead (bench/vhost_src/paired.sh: round_order).
 with_aa() {
 	local ref=$1 no_aa=$2 s i=0 at='' same=()
 	shift 2

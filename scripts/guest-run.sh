@@ -23,6 +23,9 @@ but the kernel printed a splat (KASAN, lockdep, WARN, BUG, RCU stall, hung
 task, oops: saved in the run dir's "splats").
 
   --kernel K         stock, patched, or the path of a bzImage (default: patched)
+  --initrd FILE      an initramfs for it (a kernel whose virtio and 9p drivers
+                     are modules: scripts/debian-kernel.sh makes one); its init
+                     mounts the root the command line names and starts init=
   --vcpus N          virtual CPUs (default: $VRB_GUEST_VCPUS)
   --mem MIB          guest memory in MiB (default: $VRB_GUEST_MEM)
   --accel A          auto, kvm or tcg (default: $VRB_ACCEL). auto uses KVM when
@@ -59,7 +62,7 @@ EOF
 kernel=patched vcpus=$VRB_GUEST_VCPUS mem=$VRB_GUEST_MEM accel_mode=$VRB_ACCEL
 boot_timeout=$VRB_GUEST_BOOT_TIMEOUT cmd_timeout=$VRB_GUEST_CMD_TIMEOUT boot_quiet=$VRB_GUEST_BOOT_QUIET
 boot_retries=$VRB_GUEST_BOOT_RETRIES
-run='' keep_run='' append='' init=$VRB_ROOT/guest-config/init host_cpus='' vcpu_cpus='' clock=realtime
+run='' keep_run='' append='' initrd='' init=$VRB_ROOT/guest-config/init host_cpus='' vcpu_cpus='' clock=realtime
 qemu_extra=()
 qpid='' tpid='' guest_failed='' quiet_size=-1 quiet_since='' tboot=''
 
@@ -86,6 +89,7 @@ parse_args() {
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--kernel) need_value $# "$1"; kernel=$2; shift 2 ;;
+		--initrd) need_value $# "$1"; initrd=$2; shift 2 ;;
 		--vcpus) need_value $# "$1"; vcpus=$2; shift 2 ;;
 		--mem) need_value $# "$1"; mem=$2; shift 2 ;;
 		--accel) need_value $# "$1"; accel_mode=$2; shift 2 ;;
@@ -131,6 +135,7 @@ parse_args() {
 	esac
 	case $VRB_ROOT in *[[:space:]]*) die "the repository path '$VRB_ROOT' has blanks: the guest's kernel command line cannot carry it" ;; esac
 	[ -f "$image" ] || die "kernel image '$image' not found (build it with scripts/build-kernels.sh)"
+	[ -z "$initrd" ] || [ -f "$initrd" ] || die "initramfs '$initrd' not found"
 	! guest_hidden "$PWD" ||
 		die "the guest cannot see the current directory $PWD (it has a tmpfs on $VRB_GUEST_TMPFS): run from another directory"
 	if [ ! -f "$init" ] || [ ! -x "$init" ]; then die "init '$init' is not an executable file"; fi
@@ -248,6 +253,7 @@ main() {
 	local -a args
 	mapfile -t args < <(guest_qemu_args "$accel" "$image" "$run" "$vcpus" "$mem" \
 		"$(guest_kernel_cmdline "$init" "$append")" "$clock")
+	[ -z "$initrd" ] || args+=(-initrd "$initrd")
 	local pin=()
 	[ -z "$host_cpus" ] || pin=(taskset -c "$host_cpus")
 	log "booting $kernel: accel=$accel ($reason), clock=$clock, vcpus=$vcpus, mem=${mem}M${host_cpus:+, host CPUs $host_cpus}${vcpu_cpus:+, vCPUs on $vcpu_cpus}"

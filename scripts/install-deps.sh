@@ -17,6 +17,9 @@ PACKAGES=(
 	systemtap systemtap-runtime
 	# their bpftrace twins (stap/bpftrace/), and the kernel's BTF (pahole)
 	bpftrace dwarves
+	# a Debian distro kernel as the guest (scripts/debian-kernel.sh: its
+	# initramfs and module order)
+	busybox-static cpio kmod file
 	# plots of the results
 	gnuplot-nox
 	# tests

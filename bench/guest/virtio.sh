@@ -50,13 +50,37 @@ vn_rx() {
 
 # VN_COUNTERS: rx queue 0's driver counters vn_counters reports (the
 # patched kernel's; the stock kernel has packets, drops and kicks only).
+# 6.1 names them rx_queue_0_NAME in ethtool -S, 6.12 rx0_NAME; 6.12 has
+# no packets there (the netdev queue stats have them) and reports
+# allocation failures as the queue's alloc-fail queue stat, not as
+# refill_oom: absent counters are left out.
 VN_COUNTERS="packets drops kicks refills refill_bufs refill_oom starved_polls starvations"
+VN_RXQ0='\(rx_queue_0\|rx0\)_'
+
+# vn_ethtool_rxq0 IFACE NAMES: "NAME=VALUE" lines of rx queue 0's ethtool
+# -S counters among NAMES (space separated), under either kernel's naming.
+vn_ethtool_rxq0() {
+	local names=${2// /\\|}
+	ethtool -S "$1" | sed -n "s/^ *${VN_RXQ0}\\($names\\): \\([0-9]*\\)\$/\\2=\\3/p"
+}
+
+# vn_stat IFACE NAME: rx queue 0's ethtool -S counter NAME (empty if the
+# kernel has none); packets, which 6.12 has only in the queue stats, is
+# then the device's rx_packets (our devices have one queue pair).
+vn_stat() {
+	local v
+	v=$(vn_ethtool_rxq0 "$1" "$2" | sed -n 's/^[^=]*=//p')
+	if [ -z "$v" ] && [ "$2" = packets ]; then
+		v=$(cat "/sys/class/net/$1/statistics/rx_packets")
+	fi
+	echo "$v"
+}
 
 # vn_counters: rx_packets and rx queue 0's counters, "NAME=VALUE" lines
 # (rx=... first; absent counters are left out).
 vn_counters() {
 	echo "rx=$(vn_rx)"
-	ethtool -S "$VN_IFACE" | sed -n "s/^ *rx_queue_0_\\(${VN_COUNTERS// /\\|}\\): \\([0-9]*\\)\$/\\1=\\2/p"
+	vn_ethtool_rxq0 "$VN_IFACE" "$VN_COUNTERS"
 }
 
 # vn_load_start N: N busy loops, one per vCPU round robin (under load NAPI

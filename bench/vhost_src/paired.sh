@@ -11,16 +11,39 @@
 BLOCK_COLS="repeat,kernel,round,block,setting,knobs,rate_pps,rx_queue_size,intervals,offered,delivered,dropped,drop_pct,guest_rx,refills,refill_bufs,starved_polls,starvations,refill_oom,guest_seconds,host_load1"
 
 # round_order REPEAT ROUND SETTING...: the settings in the order of one
-# round: odd rounds rotate (by repeat and round), even rounds reverse the
-# round before (ABBA: each setting as often early as late in a pair).
+# round. Rounds come in pairs (ABBA: a linear drift cancels): an odd round
+# is row U of a Williams design, U the pair's number in the run (from
+# REPEAT, ROUND and $rounds), the even round after it the same row
+# reversed. Row U is the sequence 0, 1, n-1, 2, n-2, ... plus U (mod n)
+# over the n settings: with the reversed rows, n pairs put every setting
+# right after every other one exactly twice, so a block's carry-over from
+# the block before is balanced. Rotating the list instead (until
+# 2026-12-01) left each setting after the same two neighbours: in the
+# ring 256 and 512 runs (results/20261201T134141Z-B, 20261201T164725Z-B)
+# blocks after cap64 dropped 1.12-1.20x their pair's mean, blocks after
+# mn16 0.88-0.95x; with each setting after the same two, its own effect
+# and its predecessors' could not be told apart (auto followed cap64 and
+# legacy, auto_aa mn16 and mn64: the A/A arm read below 1 in 5 of 6 cells).
 round_order() {
-	local r=$1 k=$2 rot
+	local r=$1 k=$2 n u j i seq=()
 	shift 2
-	rot=$((r + (k - 1) / 2))
-	if [ $((k % 2)) -eq 1 ]; then
-		rotate "$rot" "$@"
+	local a=("$@")
+	n=${#a[@]}
+	u=$(((r - 1) * (${rounds:-4} / 2) + (k - 1) / 2))
+	for ((j = 0; j < n; j++)); do
+		if ((j == 0)); then
+			i=0
+		elif ((j % 2 == 1)); then
+			i=$(((j + 1) / 2))
+		else
+			i=$((n - j / 2))
+		fi
+		seq+=("${a[(i + u) % n]}")
+	done
+	if ((k % 2 == 1)); then
+		printf '%s\n' "${seq[@]}"
 	else
-		rotate "$rot" "$@" | tac
+		printf '%s\n' "${seq[@]}" | tac
 	fi
 }
 
@@ -67,7 +90,7 @@ paired_boot() {
 	for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
 	[ -S "$sock" ] || { cat "$dir/source.log" >&2; die "vhost_src did not create $sock"; }
 	gargs=(--load "$guest_load")
-	[ -z "$probe" ] || gargs+=(--probe "$(probe_file "$probe" "$kernel")")
+	[ -z "$probe" ] || gargs+=(--probe "$(b_probe_file "$kernel")")
 	b_guest "$kernel" "$dir" "$sock" "$ring" $((${#blocks[@]} * block * 4 + 300)) \
 		-- "$VRB_ROOT/bench/vhost_src/guest-rx-paired.sh" "${gargs[@]}" "$block" "$settle" \
 		/run/vrb/out/phase "${blocks[@]}" >"$dir/guest.log" 2>&1 || rc=$?

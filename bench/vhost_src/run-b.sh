@@ -45,6 +45,8 @@ down_after=''
 check_args=''
 probe=''
 out=''
+# --kernel-dir: one kernel, not the harness's, for every setting
+kdir='' kdir_image='' kdir_initrd='' kdir_build='' kdir_probe=''
 meta=() tdir='' cpu_vcpu='' cpu_other='' aa='' verdicts_of=''
 
 usage() {
@@ -59,8 +61,10 @@ and counted.
 Two designs:
   paired (default)  one flood per boot; the guest switches the refill setting
              between blocks of BLOCK s (ROUNDS rounds per boot, each round
-             every setting of the kernel once, in rotating then reversed
-             order: ABBA); vhost_src stamps its interval rows with the block
+             every setting of the kernel once: odd rounds are rows of a
+             Williams design, which balances what a block carries over
+             from the one before, even rounds reverse them: ABBA);
+             vhost_src stamps its interval rows with the block
              the guest is in; the first SETTLE s of a block are not counted.
              The stock kernel differs only across boots: its boots run the
              same rounds with the stock setting(s). A unit is one round;
@@ -126,6 +130,12 @@ Settings (kernel and virtio_net knobs):
   --down-after S     take the guest's interface down once it received S
                      seconds' worth of frames: a guest that stops
                      refilling (a test)
+  --kernel-dir DIR   boot this kernel for every setting instead of the
+                     harness's two builds: a kernel build dir (yours, the
+                     series applied or not: arch/x86/boot/bzImage) or the
+                     output of scripts/debian-kernel.sh (vmlinuz, initrd.img,
+                     build/); probes are built against it. Settings other
+                     than stock need the series in it (the knobs)
   --probe NAME       run probe NAME ($VRB_PROBES): systemtap
                      (stap/NAME.stp), or NAME.bt: its bpftrace twin (stap/bpftrace/)
                      in every trial's guest; its output goes to
@@ -166,6 +176,7 @@ parse_args() {
 		--down-after) [ $# -ge 2 ] || die "$1 needs a value"; down_after=$2; shift 2 ;;
 		--out) [ $# -ge 2 ] || die "$1 needs a value"; out=$2; shift 2 ;;
 		--probe) [ $# -ge 2 ] || die "$1 needs a value"; probe=$2; shift 2 ;;
+		--kernel-dir) [ $# -ge 2 ] || die "$1 needs a value"; kdir=$2; shift 2 ;;
 		--check-args) check_args=1; shift ;;
 		-h | --help) usage; exit 0 ;;
 		*) usage >&2; die "unknown option '$1'" ;;
@@ -213,6 +224,59 @@ parse_args() {
 	[ -z "$ndr_max" ] || check_range --ndr-max "$ndr_max" 2 100000000
 	[ -z "$down_after" ] || check_range --down-after "$down_after" 1 3600
 	[ -z "$probe" ] || check_probe "$probe"
+	[ -z "$kdir" ] || kernel_dir_resolve
+}
+
+# kernel_dir_resolve: the image, initramfs and build dir of --kernel-dir.
+kernel_dir_resolve() {
+	[ -d "$kdir" ] || die "--kernel-dir: no directory $kdir"
+	kdir=$(readlink -f "$kdir")
+	if [ -f "$kdir/vmlinuz" ]; then
+		kdir_image=$kdir/vmlinuz
+	elif [ -f "$kdir/arch/x86/boot/bzImage" ]; then
+		kdir_image=$kdir/arch/x86/boot/bzImage
+	else
+		die "--kernel-dir $kdir: no vmlinuz (scripts/debian-kernel.sh's output) and no arch/x86/boot/bzImage (a build dir)"
+	fi
+	[ ! -f "$kdir/initrd.img" ] || kdir_initrd=$kdir/initrd.img
+	kdir_build=$kdir
+	[ ! -d "$kdir/build" ] || kdir_build=$(readlink -f "$kdir/build")
+}
+
+# kernel_dir_release: --kernel-dir's kernel release (uname -r).
+kernel_dir_release() {
+	local f
+	for f in "$kdir/release" "$kdir_build/include/config/kernel.release"; do
+		[ ! -s "$f" ] || { head -n 1 "$f"; return 0; }
+	done
+	echo unknown
+}
+
+# guest_kernel_opts KERNEL: guest-run.sh's options booting KERNEL (stock or
+# patched), or --kernel-dir's kernel, one per line.
+guest_kernel_opts() {
+	if [ -n "$kdir" ]; then
+		printf '%s\n' --kernel "$kdir_image"
+		[ -z "$kdir_initrd" ] || printf '%s\n' --initrd "$kdir_initrd"
+	else
+		printf '%s\n' --kernel "$1"
+	fi
+}
+
+# b_probe_file KERNEL: what the guest loads for --probe.
+b_probe_file() {
+	if [ -n "$kdir_probe" ]; then echo "$kdir_probe"; else probe_file "$probe" "$1"; fi
+}
+
+# build_probe_kdir: --probe for --kernel-dir's kernel.
+build_probe_kdir() {
+	if [ "$probe" = "${probe%.bt}" ]; then
+		kdir_probe=$("$VRB_ROOT/stap/build.sh" --kernel-dir "$kdir_build" "$probe")
+	else
+		grep -qx 'CONFIG_DEBUG_INFO_BTF=y' "$kdir_build/.config" ||
+			die "$probe: the kernel in $kdir has no BTF (CONFIG_DEBUG_INFO_BTF)"
+		probe_symbols_check "$probe" "$kdir_build/System.map" "$kdir_build"
+	fi
 }
 
 # setting_knobs NAME: the virtio_net knobs a setting sets ("-": none).
@@ -254,7 +318,7 @@ trial() {
 	[ -S "$sock" ] || { cat "$dir/source.log" >&2; die "vhost_src did not create $sock"; }
 	gargs=(--load "$guest_load")
 	[ -z "$down" ] || gargs+=(--down "$down" "$duration")
-	[ -z "$probe" ] || gargs+=(--probe "$(probe_file "$probe" "$(setting_kernel "$setting")")")
+	[ -z "$probe" ] || gargs+=(--probe "$(b_probe_file "$(setting_kernel "$setting")")")
 	b_guest "$(setting_kernel "$setting")" "$dir" "$sock" "$ring" $((duration + 300)) \
 		-- "$VRB_ROOT/bench/vhost_src/guest-rx.sh" "${gargs[@]}" "$(setting_knobs "$setting")" $((duration + 120)) \
 		>"$dir/guest.log" 2>&1 || rc=$?
@@ -282,11 +346,12 @@ trial() {
 # 16.8 % of 100 kpps instead of about 8 % (/tmp runs of this session, 8 and
 # 6 rounds).
 b_guest() {
-	local kernel=$1 dir=$2 sock=$3 ring=$4 timeout=$5
+	local kernel=$1 dir=$2 sock=$3 ring=$4 timeout=$5 kopts
 	shift 6
+	mapfile -t kopts < <(guest_kernel_opts "$kernel")
 	# vectors=0: QEMU 7.2 under TCG crashes starting vhost-user with MSI-X
 	# (msix_set_vector_notifiers); INTx works.
-	"$VRB_ROOT/scripts/guest-run.sh" --kernel "$kernel" --run-dir "$dir/guest" \
+	"$VRB_ROOT/scripts/guest-run.sh" "${kopts[@]}" --run-dir "$dir/guest" \
 		--vcpus "$vcpus" --host-cpus "$cpu_vcpu" --timeout "$timeout" \
 		--qemu-arg -chardev --qemu-arg "socket,id=vu0,path=$sock" \
 		--qemu-arg -netdev --qemu-arg "vhost-user,id=n0,chardev=vu0" \
@@ -524,19 +589,27 @@ main() {
 		reanalyse "$verdicts_of"
 		exit 0
 	fi
-	kernel_check_source
+	[ -n "$kdir" ] || kernel_check_source
 	[[ " $settings " != *" ${ref}_aa "* ]] || aa=${ref}_aa
 	busy=$(host_check_quiet)
 	read -r cpu_vcpu cpu_other < <(host_cpus)
-	stage "kernels" "$VRB_ROOT/scripts/build-kernels.sh" --variant all
+	if [ -z "$kdir" ]; then
+		stage "kernels" "$VRB_ROOT/scripts/build-kernels.sh" --variant all
+	else
+		log "kernel: $kdir_image${kdir_initrd:+ with $kdir_initrd} for every setting (--kernel-dir)"
+	fi
 	stage "build vhost_src" build
 	stage "build the statistics" stats_build
 	local probed=("$settings")
 	# the capacity trial (no --rates) boots the stock kernel
 	[ -n "$rates" ] || probed+=(stock)
 	# shellcheck disable=SC2068 # word lists
-	[ -z "$probe" ] || stage "probe $probe" build_probe_for "$probe" ${probed[@]}
-	accel=$(guest_accel "$VRB_ACCEL" "$(kernel_image stock)")
+	if [ -n "$probe" ] && [ -n "$kdir" ]; then
+		stage "probe $probe" build_probe_kdir
+	elif [ -n "$probe" ]; then
+		stage "probe $probe" build_probe_for "$probe" ${probed[@]}
+	fi
+	accel=$(guest_accel "$VRB_ACCEL" "${kdir_image:-$(kernel_image stock)}")
 	log "accelerator: ${accel%% *} (${accel#* })"
 	if [ -n "$out" ]; then out=$(results_claim "$out"); else out=$(results_new_dir B); fi
 	tdir=$out/trials
@@ -563,6 +636,7 @@ main() {
 	fi
 	meta+=("interval_ms=$interval" "rx_queue_sizes=$rings" "guest_load=$guest_load"
 		"probe=${probe:-none}" "guest_vcpus=$vcpus"
+		"kernel_dir=${kdir:-none (the stock and patched builds of the harness)}${kdir:+ (release $(kernel_dir_release), every setting)}"
 		"host_cpus=QEMU (all threads) on $cpu_vcpu; vhost_src on $cpu_other" "host_busy_cpus_at_start=$busy"
 		"guest_nic=virtio-net-pci vectors=0 (INTx; QEMU 7.2 TCG + vhost-user + MSI-X crashes)"
 		"source=bench/vhost_src/vhost_src (DPDK $(pkg-config --modversion libdpdk)), burst 32, 60-byte UDP frames")

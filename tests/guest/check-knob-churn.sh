@@ -122,7 +122,7 @@ virtio_mode() {
 	ip link set "$rx" up
 	mn=/sys/class/net/$rx/queues/rx-0/virtio_net/min_numfree
 	rm=/sys/class/net/$rx/queues/rx-0/virtio_net/refill_max
-	stat() { ethtool -S "$rx" | sed -n "s/^ *rx_queue_0_$1: \([0-9]*\)$/\1/p"; }
+	stat() { vn_stat "$rx" "$1"; }
 	pg_reset
 	pg_setup "$tx" 0 0 0 60 "$2"
 	pg_start &

@@ -180,6 +180,41 @@ setup() {
 	[ ! -e "$VRB_CACHE" ]
 }
 
+@test "workload B's --kernel-dir: a dir without a kernel image is refused; a build dir or debian-kernel.sh's output is taken" {
+	local d=$BATS_TEST_TMPDIR/k
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --check-args --kernel-dir "$d"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--kernel-dir: no directory $d"* ]]
+	mkdir -p "$d"
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --check-args --kernel-dir "$d"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no vmlinuz"*"and no arch/x86/boot/bzImage"* ]]
+	mkdir -p "$d/arch/x86/boot"
+	touch "$d/arch/x86/boot/bzImage"
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --check-args --kernel-dir "$d"
+	[ "$status" -eq 0 ]
+	rm -r "$d/arch"
+	touch "$d/vmlinuz" "$d/initrd.img"
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --check-args --kernel-dir "$d" --settings stock
+	[ "$status" -eq 0 ]
+}
+
+@test "debian-kernel.sh refuses a missing or malformed release and unknown options" {
+	run "$VRB_ROOT/scripts/debian-kernel.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"name the kernel release"* ]]
+	run "$VRB_ROOT/scripts/debian-kernel.sh" 6.1.0-cloud
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"'6.1.0-cloud' is not a Debian kernel release like 6.1.0-55-cloud-amd64"* ]]
+	run "$VRB_ROOT/scripts/debian-kernel.sh" --bogus 6.1.0-55-cloud-amd64
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"unknown option '--bogus'"* ]]
+	run "$VRB_ROOT/scripts/debian-kernel.sh" --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"OUT/initrd.img"* ]]
+	[ ! -e "$VRB_CACHE/debian" ]
+}
+
 @test "workloads A and B refuse bad designs, clocks, regimes and A/A arms before anything runs" {
 	local a
 	for a in "--design x" "--block 1" "--settle 3 --block 3" "--rounds 0" "--vcpus 9" "--ref mn9 --settings auto" \

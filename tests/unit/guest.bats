@@ -111,6 +111,25 @@ fake_boot() {
 	[ "$status" -eq 1 ]
 }
 
+@test "--initrd hands the initramfs to QEMU; a missing one is refused before QEMU starts" {
+	touch "$BATS_TEST_TMPDIR/bzImage" "$BATS_TEST_TMPDIR/initrd.img"
+	FAKE_QEMU_ARGS=$BATS_TEST_TMPDIR/args FAKE_QEMU_STATE=$BATS_TEST_TMPDIR/boots VRB_QEMU=$BATS_TEST_DIRNAME/../fixtures/fake-qemu \
+		run "$BATS_TEST_DIRNAME/../../scripts/guest-run.sh" --kernel "$BATS_TEST_TMPDIR/bzImage" \
+		--initrd "$BATS_TEST_TMPDIR/initrd.img" --accel tcg --boot-quiet 1 --boot-timeout 30 \
+		--run-dir "$BATS_TEST_TMPDIR/run" -- true
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -A1 -x -- -initrd "$BATS_TEST_TMPDIR/args" | tail -n 1)" = "$BATS_TEST_TMPDIR/initrd.img" ]
+	[ "$(grep -A1 -x -- -kernel "$BATS_TEST_TMPDIR/args" | tail -n 1)" = "$BATS_TEST_TMPDIR/bzImage" ]
+	rm "$BATS_TEST_TMPDIR/args"
+	FAKE_QEMU_ARGS=$BATS_TEST_TMPDIR/args VRB_QEMU=$BATS_TEST_DIRNAME/../fixtures/fake-qemu \
+		run "$BATS_TEST_DIRNAME/../../scripts/guest-run.sh" --kernel "$BATS_TEST_TMPDIR/bzImage" \
+		--initrd "$BATS_TEST_TMPDIR/none.img" --accel tcg -- true
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"initramfs '$BATS_TEST_TMPDIR/none.img' not found"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/args" ]
+}
+
 @test "a boot that hangs before init (console quiet) is booted again once; its console is kept" {
 	fake_boot 1
 	[ "$status" -eq 0 ]

@@ -10,6 +10,8 @@ shell_scripts() {
 		echo run-bench.sh
 		echo .ci/run
 		echo guest-config/init
+		echo guest-config/initrd-init
+		echo tests/fixtures/fake-qemu
 	} | sort -u | while read -r f; do [ -f "$f" ] && echo "$f"; done
 }
 

@@ -33,17 +33,41 @@ setup() {
 	done
 }
 
-@test "paired rounds: odd rounds rotate, even rounds reverse the round before (ABBA)" {
+@test "paired rounds: odd rounds are rows of a Williams design, even rounds reverse the round before (ABBA)" {
 	# shellcheck source=bench/vhost_src/paired.sh
 	. "$VRB_ROOT/bench/vhost_src/paired.sh"
+	# shellcheck disable=SC2030,SC2031 # round_order reads the run's rounds
+	rounds=4
 	[ "$(round_order 1 1 a b c | tr '\n' ' ')" = "a b c " ]
 	[ "$(round_order 1 2 a b c | tr '\n' ' ')" = "c b a " ]
 	[ "$(round_order 1 3 a b c | tr '\n' ' ')" = "b c a " ]
 	[ "$(round_order 1 4 a b c | tr '\n' ' ')" = "a c b " ]
-	[ "$(round_order 2 1 a b c | tr '\n' ' ')" = "b c a " ]
+	# the next repeat goes on with the next row (pair 3 of the run)
+	[ "$(round_order 2 1 a b c | tr '\n' ' ')" = "c a b " ]
+	# 0, 1, n-1, 2, n-2, ...: not a rotation of the list
+	[ "$(round_order 1 1 a b c d e f g | tr '\n' ' ')" = "a b g c f d e " ]
+	[ "$(round_order 1 3 a b c d e f g | tr '\n' ' ')" = "b c a d g e f " ]
+	# every round holds each setting once
+	[ "$(round_order 3 6 a b c d e f g | sort | tr '\n' ' ')" = "a b c d e f g " ]
 	# a kernel with fewer settings repeats them: every boot has as many blocks
 	[ "$(pad_to 4 stock | tr '\n' ' ')" = "stock stock stock stock " ]
 	[ "$(pad_to 5 a b | tr '\n' ' ')" = "a b a b a " ]
+}
+
+@test "paired rounds: over n pairs every setting comes right after every other one exactly twice (carry-over balanced)" {
+	# shellcheck source=bench/vhost_src/paired.sh
+	. "$VRB_ROOT/bench/vhost_src/paired.sh"
+	local n sets k counts
+	# shellcheck disable=SC2030,SC2031,SC2086 # round_order reads the run's rounds; $sets is a word list
+	for n in 3 4 6 7; do
+		sets=$(printf '%s\n' a b c d e f g | head -n "$n" | tr '\n' ' ')
+		rounds=$((2 * n))
+		counts=$(for k in $(seq "$rounds"); do round_order 1 "$k" $sets | awk 'NR > 1 { print p ">" $0 } { p = $0 }'; done |
+			sort | uniq -c | awk '{ print $1 }' | sort -u | tr '\n' ' ')
+		echo "n=$n: adjacent ordered pairs counted $counts"
+		[ "$counts" = "2 " ]
+		[ "$(for k in $(seq "$rounds"); do round_order 1 "$k" $sets | awk 'NR > 1 { print p ">" $0 } { p = $0 }'; done | sort -u | wc -l)" -eq $((n * (n - 1))) ]
+	done
 }
 
 @test "host hygiene: the busy host is refused unless allowed, and the pinning has two CPUs" {

@@ -4,11 +4,25 @@
 # guest each reports the event it is for, caused on purpose; where the
 # patched kernel counts the same thing (ethtool, tap counters), the two
 # must agree exactly. The same for their bpftrace twins (stap/bpftrace/).
+# On the 6.12 base (make check-6.12) only the twins: systemtap 4.8 does
+# not build for 6.8 and later (README, "Probes on 6.12"); the systemtap
+# tests are skipped there, saying so.
 
 load vm_helpers
 
+# stap_base: does systemtap build for this kernel base?
+stap_base() {
+	[ "${VRB_BASE:-6.1}" = 6.1 ]
+}
+
+# needs_stap: a systemtap test; skipped where systemtap does not build.
+needs_stap() {
+	stap_base || skip "systemtap 4.8 does not build for ${VRB_BASE} (README: probes on 6.12); the bpftrace twins are tested"
+}
+
 setup_file() {
 	build_kernels
+	stap_base || return 0
 	"$VRB_ROOT/stap/build.sh" --kernel patched >"$BATS_FILE_TMPDIR/stap.log" 2>&1 || {
 		tail -n 40 "$BATS_FILE_TMPDIR/stap.log" | sed "s/^/# /" >&3
 		return 1
@@ -93,6 +107,7 @@ exhaust_event() {
 }
 
 @test "every probe builds against the patched kernel, and is not rebuilt when nothing changed" {
+	needs_stap
 	local p
 	for p in $VRB_PROBES; do
 		[ -s "$(stap_dir patched)/vrb_$p.ko" ]
@@ -105,6 +120,7 @@ exhaust_event() {
 }
 
 @test "a probe builds against a kernel build dir given by path (your own tree), once" {
+	needs_stap
 	local d
 	d=$(kernel_outdir patched)
 	run "$VRB_ROOT/stap/build.sh" --kernel-dir "$d" refill
@@ -118,6 +134,7 @@ exhaust_event() {
 }
 
 @test "tun_ring_full: a small tap ring overfilled; the probe's drops are the tap's tx_dropped" {
+	needs_stap
 	overfill_tap tun_ring_full
 	local out=$BATS_TEST_TMPDIR/a/probes/r1-b1-64-tun_ring_full.txt line
 	cat "$out"
@@ -132,6 +149,7 @@ exhaust_event() {
 }
 
 @test "vhost_batch: batches never exceed rx_batch and add up to what the driver received" {
+	needs_stap
 	batch8 vhost_batch
 	local out=$BATS_TEST_TMPDIR/a/probes/r1-b8-64-vhost_batch.txt line rx entries
 	cat "$out"
@@ -147,6 +165,7 @@ exhaust_event() {
 }
 
 @test "avail_exhaust and refill: a flood above capacity exhausts the rx ring; counts agree with ethtool's" {
+	needs_stap
 	local out line events=0 calls=0 posting=0 bufs=0 hist_polls
 	flood avail_exhaust refill
 	# repeat,setting,kernel,knobs,rate,offered,delivered,dropped,drop_pct,pps,guest_rx,refills,refill_bufs,starved_polls
@@ -189,13 +208,16 @@ exhaust_event() {
 }
 
 @test "avail_exhaust and its twin on a packed ring: each says it does not watch it, and counts nothing" {
-	local out=$BATS_TEST_TMPDIR/packed.txt
+	local out=$BATS_TEST_TMPDIR/packed.txt probes=() n=1
+	if stap_base; then
+		probes=("$(stap_dir patched)/vrb_avail_exhaust.ko")
+		n=2
+	fi
 	# QEMU's own virtio-net (user networking): it offers packed rings
 	run "$VRB_ROOT/scripts/guest-run.sh" --kernel patched --vcpus 1 --run-dir "$BATS_TEST_TMPDIR/run" \
 		--qemu-arg -netdev --qemu-arg user,id=n0 \
 		--qemu-arg -device --qemu-arg "virtio-net-pci,netdev=n0,packed=on,vectors=0,romfile=" \
-		-- "$VRB_ROOT/tests/guest/probe-smoke.sh" "$(stap_dir patched)/vrb_avail_exhaust.ko" \
-		"$VRB_ROOT/stap/bpftrace/avail_exhaust.bt"
+		-- "$VRB_ROOT/tests/guest/probe-smoke.sh" "${probes[@]}" "$VRB_ROOT/stap/bpftrace/avail_exhaust.bt"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	printf '%s\n' "$output" >"$out"
@@ -203,8 +225,8 @@ exhaust_event() {
 	no_skips "$out"
 	# one note at the first poll from each probe, the counted polls from the
 	# systemtap one at exit and in the twin's map; no split-ring summary
-	[ "$(grep -c '^avail_exhaust: note rxq=0 is a packed ring: not watched (this probe reads split rings only)$' "$out")" -eq 2 ]
-	grep -q '^avail_exhaust: note rxq=0 packed ring, polls=[1-9][0-9]* not watched$' "$out"
+	[ "$(grep -c '^avail_exhaust: note rxq=0 is a packed ring: not watched (this probe reads split rings only)$' "$out")" -eq "$n" ]
+	! stap_base || grep -q '^avail_exhaust: note rxq=0 packed ring, polls=[1-9][0-9]* not watched$' "$out"
 	[ "$(map_value "$out" packed_polls 0)" -ge 1 ]
 	[ "$(grep -c '^avail_exhaust: summary rxq=\|^avail_exhaust: event \|^@polls\[' "$out")" -eq 0 ]
 }
@@ -223,6 +245,9 @@ exhaust_event() {
 }
 
 @test "tun_ring_full.bt: a small tap ring overfilled; the twin's drops are the tap's tx_dropped" {
+	# 6.12 drops through sk_skb_reason_drop(); kfree_skb_reason() is an
+	# inline wrapper of it there, with nothing to attach a kprobe to
+	[ "${VRB_BASE:-6.1}" = 6.1 ] || skip "on ${VRB_BASE} tun drops through sk_skb_reason_drop(), which the twin does not probe yet"
 	overfill_tap tun_ring_full.bt
 	local out=$BATS_TEST_TMPDIR/a/probes/r1-b1-64-tun_ring_full.bt.txt dropped
 	cat "$out"
@@ -281,6 +306,30 @@ exhaust_event() {
 	grep -q '^@ns\[0\]: *$' "$out"
 }
 
+@test "avail_exhaust and its twin stay silent well below capacity (1000 pps into 256 buffers), as ethtool's starved_polls does" {
+	local p out line starved
+	for p in $(stap_base && echo avail_exhaust) avail_exhaust.bt; do
+		run "$VRB_ROOT/bench/vhost_src/run-b.sh" --design boots --settings auto --no-aa --rates 1000 --repeats 1 --duration 2 \
+			--rings 256 --ndr-steps 0 --probe "$p" --out "$BATS_TEST_TMPDIR/q-$p"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		IFS=, read -r _ _ _ _ _ _ _ _ _ _ _ _ _ starved _ < <(rows "$BATS_TEST_TMPDIR/q-$p/trials.csv")
+		out=$BATS_TEST_TMPDIR/q-$p/trials/r1-auto-256-1000/probe-$p.txt
+		sed -n '/^avail_exhaust: summary/,$p' "$out"
+		no_skips "$out"
+		[ "$starved" -eq 0 ]
+		[ "$(grep -c '^avail_exhaust: event ' "$out")" -eq 0 ]
+		if [ "$p" = avail_exhaust ]; then
+			line=$(grep '^avail_exhaust: summary rxq=0 ' "$out")
+			[ "$(field "$line" polls)" -gt 0 ]
+			[ "$(field "$line" events)" -eq 0 ]
+		else
+			[ "$(map_value "$out" polls 0)" -gt 0 ]
+			[ "$(grep -c '^@events\[0\]: ' "$out")" -eq 0 ]
+		fi
+	done
+}
+
 # costs_fitted CALIB: calib's fit has its costs: per poll (per refill) and
 # per frame (per buffer), neither negative, and at least one of them above
 # 0. A per-frame (per-buffer) cost needs two classes of frames (buffers) to
@@ -307,8 +356,27 @@ calib_of() {
 	"$BATS_TEST_TMPDIR/ringsim/calib" "$1"
 }
 
+# rx_costs_bt: the checks of rx_costs.bt's output of flood.
+rx_costs_bt() {
+	local out cal
+	out=$BATS_TEST_TMPDIR/b-rx_costs.bt/trials/r1-auto-256-400000/probe-rx_costs.bt.txt
+	grep -v '^@h\[' "$out"
+	no_skips "$out"
+	[ "$(map_value "$out" ring 0)" -eq 256 ]
+	[ "$(map_value "$out" repolls 0)" -gt 0 ]
+	grep -q '^@h\[0, 64, [0-9]*, [0-9]*, work\]: ' "$out"
+	cal=$(calib_of "$out")
+	echo "$cal"
+	costs_fitted "$cal"
+}
+
 @test "rx_costs and rx_costs.bt: a flood's polls, refills and frames, as ethtool counts them; the model's costs fit to them" {
 	local out line cal refills refill_bufs grx skipped
+	if ! stap_base; then
+		flood rx_costs.bt
+		rx_costs_bt
+		return
+	fi
 	flood rx_costs rx_costs.bt
 	IFS=, read -r _ _ _ _ _ _ _ _ _ _ grx refills refill_bufs _ < <(rows "$BATS_TEST_TMPDIR/b-rx_costs/trials.csv")
 	out=$BATS_TEST_TMPDIR/b-rx_costs/trials/r1-auto-256-400000/probe-rx_costs.txt
@@ -343,14 +411,5 @@ calib_of() {
 	costs_fitted "$cal"
 	awk -v v="$(field "$line" busy_s)" 'BEGIN { exit !(v > 0) }'
 	grep -q '^ringsim_args: --poll-ns [0-9]* --frame-ns [0-9]' <<<"$cal"
-
-	out=$BATS_TEST_TMPDIR/b-rx_costs.bt/trials/r1-auto-256-400000/probe-rx_costs.bt.txt
-	grep -v '^@h\[' "$out"
-	no_skips "$out"
-	[ "$(map_value "$out" ring 0)" -eq 256 ]
-	[ "$(map_value "$out" repolls 0)" -gt 0 ]
-	grep -q '^@h\[0, 64, [0-9]*, [0-9]*, work\]: ' "$out"
-	cal=$(calib_of "$out")
-	echo "$cal"
-	costs_fitted "$cal"
+	rx_costs_bt
 }
