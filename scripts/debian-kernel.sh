@@ -62,10 +62,17 @@ deb_file() {
 	echo "$f"
 }
 
+# release_abi RELEASE: its ABI (6.1.0-55-cloud-amd64, 6.1.0-55-amd64 -> 6.1.0-55).
+release_abi() {
+	[[ "$1" =~ ^([0-9]+\.[0-9]+\.[0-9]+-[0-9]+)-[a-z0-9-]+$ ]] ||
+		die "'$1' is not a Debian kernel release like 6.1.0-55-cloud-amd64"
+	echo "${BASH_REMATCH[1]}"
+}
+
 # extract DEBS ROOT RELEASE: unpack the packages into ROOT.
 extract() {
 	local debs=$1 root=$2 rel=$3 abi kbuild p f
-	abi=${rel%-*-*}          # 6.1.0-55-cloud-amd64 -> 6.1.0-55
+	abi=$(release_abi "$rel")
 	kbuild=${rel%%.*}.$(echo "$rel" | cut -d. -f2)
 	for p in "linux-image-$rel" "linux-image-$rel-dbg" "linux-headers-$rel" \
 		"linux-headers-$abi-common" "linux-kbuild-$kbuild"; do
@@ -79,7 +86,7 @@ extract() {
 # probes can use, at BUILD (a link into ROOT).
 prepare_build() {
 	local root=$1 rel=$2 build=$3 hdr abi m f
-	abi=${rel%-*-*}
+	abi=$(release_abi "$rel")
 	hdr=$root/usr/src/linux-headers-$rel
 	[ -d "$hdr" ] || die "linux-headers-$rel has no $hdr"
 	# Its Makefile includes the common headers by absolute path.
@@ -121,7 +128,6 @@ build_9p() {
 		KBUILD_EXTRA_SYMBOLS="$w/net/9p/Module.symvers" modules >&2
 	mkdir -p "$root/lib/modules/$rel/extra"
 	cp "$w/net/9p/9pnet.ko" "$w/net/9p/9pnet_virtio.ko" "$w/fs/9p/9p.ko" "$root/lib/modules/$rel/extra/"
-	depmod -b "$root" "$rel"
 }
 
 # make_initrd ROOT RELEASE OUT: OUT/initrd.img.
@@ -136,7 +142,9 @@ make_initrd() {
 	order=$(for m in $INITRD_MODULES; do
 		modprobe -d "$root" -S "$rel" --show-depends "$m" | sed -n 's/^insmod \([^ ]*\).*/\1/p'
 	done | awk '!seen[$0]++')
-	[ -n "$order" ] || die "modprobe resolved no module of: $INITRD_MODULES"
+	for m in $INITRD_MODULES; do
+		grep -q "/$m\.ko" <<<"$order" || die "modprobe did not resolve $m (lib/modules/$rel/modules.dep)"
+	done
 	: >"$ir/modules/order"
 	for m in $order; do
 		cp "$m" "$ir/modules/"
@@ -151,7 +159,7 @@ make_initrd() {
 }
 
 main() {
-	local rel='' debs='' out='' root src c want have
+	local rel='' debs='' out='' root src c want have image
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--debs) [ $# -ge 2 ] || die "$1 needs a value"; debs=$2; shift 2 ;;
@@ -162,7 +170,7 @@ main() {
 		esac
 	done
 	[ -n "$rel" ] || { usage >&2; die "name the kernel release (e.g. 6.1.0-55-cloud-amd64)"; }
-	[[ "$rel" =~ ^[0-9]+\.[0-9]+\.[0-9]+-[0-9]+-[a-z0-9-]+$ ]] || die "'$rel' is not a Debian kernel release like 6.1.0-55-cloud-amd64"
+	release_abi "$rel" >/dev/null
 	for c in dpkg-deb:dpkg apt-get:apt depmod:kmod modprobe:kmod busybox:busybox-static cpio:cpio file:file make:make gcc:gcc; do
 		need_cmd "${c%%:*}" "${c#*:}"
 	done
@@ -171,6 +179,13 @@ main() {
 	mkdir -p "$debs" "$out"
 	debs=$(cd "$debs" && pwd) out=$(cd "$out" && pwd)
 	root=$out/root
+	# the 9p source: the harness's kernel tree, if it is the same upstream version
+	kernel_unpack
+	src=$(kernel_workspace)/stock
+	image=$(deb_file "$debs" "linux-image-$rel")
+	want=$(dpkg-deb -f "$image" Version | sed 's/-.*//')
+	have=$(kernel_version)
+	[ "$want" = "$have" ] || die "linux-image-$rel is $want, the harness's kernel source is $have: the 9p modules need the same version (VRB_KERNEL_TARBALL)"
 	if [ ! -f "$out/unpacked" ]; then
 		rm -rf "$root"
 		extract "$debs" "$root" "$rel"
@@ -179,15 +194,10 @@ main() {
 	prepare_build "$root" "$rel" "$out/build"
 	ln -sfn "root/boot/vmlinuz-$rel" "$out/vmlinuz"
 	echo "$rel" >"$out/release"
-	# the 9p source: the harness's kernel tree, if it is the same upstream version
-	kernel_unpack
-	src=$(kernel_workspace)/stock
-	want=$(sed -n 's/^Version: \([0-9.]*\)-.*/\1/p' <(dpkg-deb -f "$(deb_file "$debs" "linux-image-$rel")"))
-	have=$(kernel_version)
-	[ "$want" = "$have" ] || die "linux-image-$rel is $want, the harness's kernel source is $have: the 9p modules need the same version (VRB_KERNEL_TARBALL)"
 	if [ ! -f "$root/lib/modules/$rel/extra/9p.ko" ]; then
 		build_9p "$src" "$out/build" "$root" "$rel"
 	fi
+	depmod -b "$root" "$rel"
 	make_initrd "$root" "$rel" "$out"
 	log "ready: scripts/guest-run.sh --kernel $out/vmlinuz --initrd $out/initrd.img -- CMD"
 	log "probes: stap/build.sh --kernel-dir $out/build PROBE"

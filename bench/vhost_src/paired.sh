@@ -16,8 +16,11 @@ BLOCK_COLS="repeat,kernel,round,block,setting,knobs,rate_pps,rx_queue_size,inter
 # REPEAT, ROUND and $rounds), the even round after it the same row
 # reversed. Row U is the sequence 0, 1, n-1, 2, n-2, ... plus U (mod n)
 # over the n settings: with the reversed rows, n pairs put every setting
-# right after every other one exactly twice, so a block's carry-over from
-# the block before is balanced. Rotating the list instead (until
+# right after every other one exactly twice within rounds, so a block's
+# carry-over from the block before is balanced (not the turns between
+# rounds, which repeat a setting or step to the next row; and only when
+# the run's pairs per kernel, REPEATS x ROUNDS / 2, are a multiple of n:
+# the full profile's 6 pairs for 7 settings come close). Rotating the list instead (until
 # 2026-12-01) left each setting after the same two neighbours: in the
 # ring 256 and 512 runs (results/20261201T134141Z-B, 20261201T164725Z-B)
 # blocks after cap64 dropped 1.12-1.20x their pair's mean, blocks after
@@ -215,7 +218,7 @@ paired_main() {
 			done; done
 		done
 	done
-	results_csv_open "$out/verdicts.csv" "$STATS_COLS" "${meta[@]}" "unit=one round of blocks (repeat and round, per ring and rate)"
+	results_csv_open "$out/verdicts.csv" "$STATS_COLS" "${meta[@]}" "unit=a pair of rounds of blocks (ABBA; per repeat, ring and rate)"
 	paired_verdicts
 	paired_tables
 	log "B: $n boots"

@@ -67,7 +67,7 @@ Two designs:
              vhost_src stamps its interval rows with the block
              the guest is in; the first SETTLE s of a block are not counted.
              The stock kernel differs only across boots: its boots run the
-             same rounds with the stock setting(s). A unit is one round;
+             same rounds with the stock setting(s). A unit is a pair of rounds;
              every setting is compared with REF (default auto) in the same
              rounds, and REF_aa, the reference measured as a second arm, is
              added (unless --no-aa): the run's noise floor.
