@@ -89,8 +89,9 @@ prepare_build() {
 	abi=$(release_abi "$rel")
 	hdr=$root/usr/src/linux-headers-$rel
 	[ -d "$hdr" ] || die "linux-headers-$rel has no $hdr"
-	# Its Makefile includes the common headers by absolute path.
-	sed -i "s|^include /usr/src/|include $root/usr/src/|" "$hdr/Makefile"
+	# Its Makefile includes the common headers by absolute path: point it
+	# at ROOT's (again if OUT moved).
+	sed -i "s|^include .*/usr/src/linux-headers-$abi-common/Makefile\$|include $root/usr/src/linux-headers-$abi-common/Makefile|" "$hdr/Makefile"
 	grep -q "^include $root/usr/src/linux-headers-$abi-common/Makefile" "$hdr/Makefile" ||
 		die "$hdr/Makefile does not include linux-headers-$abi-common as expected"
 	# The source the probes' debug info refers to: the common headers.
