@@ -229,10 +229,17 @@ build_probe_for() {
 		if [ "$p" = "${p%.bt}" ]; then
 			"$VRB_ROOT/stap/build.sh" --kernel "$k" "$p" >/dev/null
 		else
-			kernel_has_btf "$k" || die "$p: the $k kernel has no BTF (CONFIG_DEBUG_INFO_BTF; see guest-config/kernel.config)"
-			probe_symbols_check "$p" "$(kernel_outdir "$k")/System.map" "$(kernel_outdir "$k")"
+			bt_probe_check "$p" "$(kernel_outdir "$k")" "the $k kernel"
 		fi
 	done
+}
+
+# bt_probe_check PROBE DIR WHAT: PROBE's bpftrace twin can run on the
+# kernel built in DIR (WHAT names it): BTF, and the functions it probes.
+bt_probe_check() {
+	grep -qx 'CONFIG_DEBUG_INFO_BTF=y' "$2/.config" 2>/dev/null ||
+		die "$1: $3 has no BTF (CONFIG_DEBUG_INFO_BTF; see guest-config/kernel.config)"
+	probe_symbols_check "$1" "$2/System.map" "$2"
 }
 
 # probe_summary PROBE FILE: the summary part of a probe's output (from its

@@ -273,9 +273,7 @@ build_probe_kdir() {
 	if [ "$probe" = "${probe%.bt}" ]; then
 		kdir_probe=$("$VRB_ROOT/stap/build.sh" --kernel-dir "$kdir_build" "$probe")
 	else
-		grep -qx 'CONFIG_DEBUG_INFO_BTF=y' "$kdir_build/.config" ||
-			die "$probe: the kernel in $kdir has no BTF (CONFIG_DEBUG_INFO_BTF)"
-		probe_symbols_check "$probe" "$kdir_build/System.map" "$kdir_build"
+		bt_probe_check "$probe" "$kdir_build" "the kernel in $kdir"
 	fi
 }
 
