@@ -74,16 +74,32 @@ host_cpu() {
 }
 
 # results_meta KEY=VALUE...: the metadata lines every result file carries,
-# plus the run-specific KEY=VALUE pairs given.
+# plus the run-specific KEY=VALUE pairs given. The kernel lines describe the
+# harness's builds, or, when a workload booted a kernel it did not build
+# (run-b.sh --kernel-dir), that kernel: VRB_META_KERNEL_DIR (its build or
+# debian-kernel.sh dir), VRB_META_KERNEL_RELEASE and VRB_META_KERNEL_CONFIG
+# (its .config).
 results_meta() {
 	local kv
 	printf 'date: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	printf 'command: %s\n' "${VRB_COMMAND_LINE:-unknown}"
-	printf 'kernel_source: %s %s\n' "$VRB_KERNEL_PKG" "$(kernel_debver)"
-	printf 'kernel_version: %s\n' "$(kernel_version 2>/dev/null || echo 'not built')"
-	printf 'series_hash: %s\n' "$(series_hash "$VRB_PATCHES")"
-	printf 'kernel_flavour: %s\n' "$(kernel_flavour)"
-	printf 'config_hash: %s\n' "$(kernel_config_hash 2>/dev/null || echo none)"
+	if [ -n "${VRB_META_KERNEL_DIR:-}" ]; then
+		printf 'kernel_source: %s (not built by the harness)\n' "$VRB_META_KERNEL_DIR"
+		printf 'kernel_version: %s\n' "${VRB_META_KERNEL_RELEASE:-unknown}"
+		printf 'series_hash: unknown (a kernel the harness did not build)\n'
+		printf 'kernel_flavour: unknown (a kernel the harness did not build)\n'
+		if [ -f "${VRB_META_KERNEL_CONFIG:-}" ]; then
+			printf 'config_hash: %s\n' "$(sha256_of "$VRB_META_KERNEL_CONFIG" | cut -c1-12)"
+		else
+			printf 'config_hash: none\n'
+		fi
+	else
+		printf 'kernel_source: %s %s\n' "$VRB_KERNEL_PKG" "$(kernel_debver)"
+		printf 'kernel_version: %s\n' "$(kernel_version 2>/dev/null || echo 'not built')"
+		printf 'series_hash: %s\n' "$(series_hash "$VRB_PATCHES")"
+		printf 'kernel_flavour: %s\n' "$(kernel_flavour)"
+		printf 'config_hash: %s\n' "$(kernel_config_hash 2>/dev/null || echo none)"
+	fi
 	printf 'host_cpu: %s\n' "$(host_cpu)"
 	printf 'host_cores: %s\n' "$(nproc)"
 	printf 'qemu: %s\n' "$("$VRB_QEMU" --version | head -n 1)"

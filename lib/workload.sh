@@ -113,19 +113,40 @@ probe_name() {
 }
 
 # probe_file PROBE KERNEL: what the guest loads: the module built for
-# KERNEL (stock or patched), or the bpftrace script.
+# KERNEL (stock or patched), or the bpftrace script for it (bt_script).
 probe_file() {
 	if [ "$1" = "${1%.bt}" ]; then
 		echo "$(stap_dir "$2")/vrb_$1.ko"
 	else
-		echo "$VRB_ROOT/stap/bpftrace/$1"
+		bt_script "$1" "$(kernel_outdir "$2")/System.map"
 	fi
 }
 
-# probe_functions PROBE: the kernel functions PROBE's systemtap script
-# probes (kernel.function("NAME")), one per line.
+# bt_script TWIN [SYSTEM_MAP]: the bpftrace script of TWIN (NAME.bt) for
+# the kernel whose symbols SYSTEM_MAP lists: stap/bpftrace/NAME.bt, or
+# NAME-6.11.bt where there is one and the kernel has sk_skb_reason_drop()
+# (6.11 made kfree_skb_reason() an inline wrapper of it: nothing to probe).
+bt_script() {
+	local d=$VRB_ROOT/stap/bpftrace
+	if [ -f "$d/${1%.bt}-6.11.bt" ] && [ -r "${2:-}" ] &&
+		[ "$(symbol_state sk_skb_reason_drop "$2")" != missing ]; then
+		echo "$d/${1%.bt}-6.11.bt"
+	else
+		echo "$d/$1"
+	fi
+}
+
+# probe_functions PROBE [SYSTEM_MAP]: the kernel functions PROBE probes,
+# one per line: its systemtap script's kernel.function("NAME"), or its
+# bpftrace script's kprobe:NAME / kretprobe:NAME (bt_script's choice for
+# the kernel of SYSTEM_MAP), one probe per line at its start, as the twins
+# write them (not kprobe:MODULE:NAME, lists, or kfunc:, which they do not use).
 probe_functions() {
-	grep -o 'kernel\.function("[^"]*")' "$VRB_ROOT/stap/${1%.bt}.stp" | sed 's/^kernel\.function("//; s/")$//' | sort -u
+	if [ "$1" = "${1%.bt}" ]; then
+		grep -o 'kernel\.function("[^"]*")' "$VRB_ROOT/stap/$1.stp" | sed 's/^kernel\.function("//; s/")$//' | sort -u
+	else
+		sed -n 's/^k\(ret\)\{0,1\}probe:\([A-Za-z0-9_]*\).*/\2/p' "$(bt_script "$1" "${2:-}")" | sort -u
+	fi
 }
 
 # probe_function_module PROBE FUNCTION: the module PROBE looks for FUNCTION
@@ -215,7 +236,7 @@ probe_symbols_check() {
 			bad=1
 			;;
 		esac
-	done < <(probe_functions "$p")
+	done < <(probe_functions "$p" "$map")
 	[ "$bad" = 0 ] || die "$p: the probe does not fit this kernel (symbols: $map${mods:+, modules under $mods})"
 }
 

@@ -20,7 +20,8 @@ BLOCK_COLS="repeat,kernel,round,block,setting,knobs,rate_pps,rx_queue_size,inter
 # carry-over from the block before is balanced (not the turns between
 # rounds, which repeat a setting or step to the next row; and only when
 # the run's pairs per kernel, REPEATS x ROUNDS / 2, are a multiple of n:
-# the full profile's 6 pairs for 7 settings come close). Rotating the list instead (until
+# the full profile's 6 pairs for 7 settings come close; order_note says
+# so in the run's log). Rotating the list instead (until
 # 2026-12-01) left each setting after the same two neighbours: in the
 # ring 256 and 512 runs (results/20261201T134141Z-B, 20261201T164725Z-B)
 # blocks after cap64 dropped 1.12-1.20x their pair's mean, blocks after
@@ -188,6 +189,18 @@ paired_tables() {
 	} >"$out/tables.txt"
 }
 
+# order_note: says, when it is so, that the run's pairs of rounds per
+# kernel are not a multiple of its settings per round: then round_order's
+# rows do not all come round and the carry-over between blocks is only
+# nearly balanced (the full profile: 6 pairs, 7 settings).
+order_note() {
+	local pairs=$((repeats * rounds / 2))
+	if [ "$per_round" -le 2 ] || [ $((pairs % per_round)) -eq 0 ]; then
+		return 0
+	fi
+	log "B: order: $pairs pairs of rounds per kernel for $per_round settings: each setting follows every other one equally often only over a multiple of $per_round pairs; here nearly (bench/vhost_src/paired.sh, round_order)"
+}
+
 # paired_main: every repeat boots each kernel the settings need (the order
 # alternates), per ring and rate.
 paired_main() {
@@ -200,6 +213,7 @@ paired_main() {
 	t0=$(now)
 	# shellcheck disable=SC2086 # a word list
 	per_round=$(for s in $settings; do setting_kernel "$s"; done | sort | uniq -c | sort -rn | awk 'NR == 1 { print $1 }')
+	order_note
 	for r in $(seq "$repeats"); do
 		# shellcheck disable=SC2086 # a word list
 		for k in $(rotate "$r" $kernels); do

@@ -224,7 +224,13 @@ parse_args() {
 	[ -z "$ndr_max" ] || check_range --ndr-max "$ndr_max" 2 100000000
 	[ -z "$down_after" ] || check_range --down-after "$down_after" 1 3600
 	[ -z "$probe" ] || check_probe "$probe"
-	[ -z "$kdir" ] || kernel_dir_resolve
+	if [ -n "$kdir" ]; then
+		kernel_dir_resolve
+		# the results' kernel lines name this kernel, not the harness's builds
+		VRB_META_KERNEL_DIR=$kdir VRB_META_KERNEL_RELEASE=$(kernel_dir_release)
+		VRB_META_KERNEL_CONFIG=$kdir_build/.config
+		export VRB_META_KERNEL_DIR VRB_META_KERNEL_RELEASE VRB_META_KERNEL_CONFIG
+	fi
 }
 
 # kernel_dir_resolve: the image, initramfs and build dir of --kernel-dir.
@@ -274,6 +280,7 @@ build_probe_kdir() {
 		kdir_probe=$("$VRB_ROOT/stap/build.sh" --kernel-dir "$kdir_build" "$probe")
 	else
 		bt_probe_check "$probe" "$kdir_build" "the kernel in $kdir"
+		kdir_probe=$(bt_script "$probe" "$kdir_build/System.map")
 	fi
 }
 

@@ -33,6 +33,24 @@ setup() {
 	[ "$(grep -v '^#' "$BATS_TEST_TMPDIR/r.csv")" = "a,b" ]
 }
 
+@test "a kernel the harness did not build (--kernel-dir): the kernel lines name it, not the harness's builds" {
+	local k=$BATS_TEST_TMPDIR/kd r=$BATS_TEST_TMPDIR/r.csv
+	mkdir -p "$k"
+	echo CONFIG_Y=y >"$k/.config"
+	VRB_META_KERNEL_DIR=$k VRB_META_KERNEL_RELEASE=6.1.0-55-cloud-amd64 VRB_META_KERNEL_CONFIG=$k/.config \
+		results_csv_open "$r" "a,b"
+	cat "$r"
+	grep -qx "# kernel_source: $k (not built by the harness)" "$r"
+	grep -qx "# kernel_version: 6.1.0-55-cloud-amd64" "$r"
+	grep -qx "# series_hash: unknown (a kernel the harness did not build)" "$r"
+	grep -qx "# config_hash: $(sha256sum "$k/.config" | cut -c1-12)" "$r"
+	[ "$(grep -c '^# kernel_version: ' "$r")" -eq 1 ]
+	# no .config there: said, not hashed from nothing
+	VRB_META_KERNEL_DIR=$k VRB_META_KERNEL_CONFIG=$k/none results_csv_open "$r" "a,b"
+	grep -qx "# config_hash: none" "$r"
+	grep -qx "# kernel_version: unknown" "$r"
+}
+
 @test "result dirs are new for every run, named by date and workload, written as DIR.partial and renamed whole when done" {
 	d1=$(results_new_dir boot)
 	d2=$(results_new_dir boot)

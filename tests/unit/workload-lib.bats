@@ -70,6 +70,23 @@ setup() {
 	done
 }
 
+@test "paired rounds: the log says when the pairs per kernel are not a multiple of the settings per round" {
+	# shellcheck source=bench/vhost_src/paired.sh
+	. "$VRB_ROOT/bench/vhost_src/paired.sh"
+	# shellcheck disable=SC2030,SC2031 # order_note reads the run's globals
+	repeats=3 rounds=4 per_round=7
+	run order_note
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"6 pairs of rounds per kernel for 7 settings"*"multiple of 7 pairs"* ]]
+	# 7 pairs for 7, 4 for 4 (or 2 settings: any order is balanced): nothing said
+	repeats=7 rounds=2 per_round=7
+	[ -z "$(order_note 2>&1)" ]
+	repeats=2 rounds=4 per_round=4
+	[ -z "$(order_note 2>&1)" ]
+	repeats=3 rounds=4 per_round=2
+	[ -z "$(order_note 2>&1)" ]
+}
+
 @test "host hygiene: the busy host is refused unless allowed, and the pinning has two CPUs" {
 	busy=$(host_busy_cpus)
 	[[ "$busy" =~ ^[0-9]+\.[0-9][0-9]$ ]]
@@ -177,6 +194,30 @@ setup() {
 	[ "$(probe_name refill.bt)" = refill ]
 	[ "$(probe_file refill stock)" = "$(kernel_workspace)/stap/stock/vrb_refill.ko" ]
 	[ "$(probe_file refill.bt patched)" = "$VRB_ROOT/stap/bpftrace/refill.bt" ]
+}
+
+@test "tun_ring_full's twin probes sk_skb_reason_drop on kernels that have it (6.11 on), kfree_skb_reason before" {
+	local m=$BATS_TEST_TMPDIR/System.map d=$VRB_ROOT/stap/bpftrace
+	# 6.1: kfree_skb_reason is a function
+	printf 'ffffffff81000000 T kfree_skb_reason\n' >"$m"
+	[ "$(bt_script tun_ring_full.bt "$m")" = "$d/tun_ring_full.bt" ]
+	[ "$(probe_functions tun_ring_full.bt "$m")" = kfree_skb_reason ]
+	probe_symbols_check tun_ring_full.bt "$m"
+	# 6.12: only sk_skb_reason_drop (kfree_skb_reason is inline)
+	printf 'ffffffff813f99a0 T sk_skb_reason_drop\n' >"$m"
+	[ "$(bt_script tun_ring_full.bt "$m")" = "$d/tun_ring_full-6.11.bt" ]
+	[ "$(probe_functions tun_ring_full.bt "$m")" = sk_skb_reason_drop ]
+	probe_symbols_check tun_ring_full.bt "$m"
+	# the two scripts print the same records
+	diff <(grep -o '"tun_ring_full: [a-z]*' "$d/tun_ring_full.bt") \
+		<(grep -o '"tun_ring_full: [a-z]*' "$d/tun_ring_full-6.11.bt")
+	# twins without a 6.11 variant, and a missing table: the plain script
+	[ "$(bt_script refill.bt "$m")" = "$d/refill.bt" ]
+	[ "$(bt_script tun_ring_full.bt "$BATS_TEST_TMPDIR/none")" = "$d/tun_ring_full.bt" ]
+	# the systemtap probe does not change with the kernel: refused there
+	run probe_symbols_check tun_ring_full "$m"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"kfree_skb_reason is not a function of this kernel"* ]]
 }
 
 @test "a probe's summary is its output from the first summary line on" {
