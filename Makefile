@@ -15,6 +15,11 @@
 # downloaded once, the -dbg one is 270 MB): it boots in our guest from an
 # initramfs (scripts/debian-kernel.sh) and avail_exhaust and its bpftrace
 # twin run under workload B on it. Not in make check (the download).
+# make check-own-tree: README "Your own kernel tree" run as written on a
+# linux-source-6.12 tree of its own in .cache/own-tree (git am, config
+# merge, make, a probe in the guest, workload B with --kernel-dir). Not in
+# make check (a third kernel build the first time; later runs rebuild only
+# the patched files).
 # make check-series: the series check with a vmlinux build at every patch
 # (bisectable). make check builds each set's last patch only: with a build
 # at every patch the series check took 20.5 of a cold make check's 59 min.
@@ -24,9 +29,11 @@
 
 PROVE := prove --exec 'bats --tap' --timer --comments
 UNIT  := $(wildcard tests/unit/*.bats)
-# tests/vm/distro-kernel.bats: make check-distro (below), not make check.
+# tests/vm/distro-kernel.bats and own-tree.bats: make check-distro and
+# make check-own-tree (below), not make check.
 DISTRO_VM := tests/vm/distro-kernel.bats
-VM    := $(wildcard tests/ptr_ring/*.bats) $(filter-out $(DISTRO_VM),$(wildcard tests/vm/*.bats))
+OWN_TREE_VM := tests/vm/own-tree.bats
+VM    := $(wildcard tests/ptr_ring/*.bats) $(filter-out $(DISTRO_VM) $(OWN_TREE_VM),$(wildcard tests/vm/*.bats))
 
 # The VM tests again on the debug flavour of both kernels (KASAN, lockdep,
 # atomic-sleep, hung-task; built on first use into out-debug/): any kernel
@@ -45,7 +52,7 @@ BASE612_VM := tests/vm/series.bats tests/vm/smoke.bats tests/vm/ring-knobs.bats 
 
 SHELL := /bin/bash
 
-.PHONY: check check-quick check-debug check-series check-6.12 check-distro soak-backpressure deps clean-cache
+.PHONY: check check-quick check-debug check-series check-6.12 check-distro check-own-tree soak-backpressure deps clean-cache
 
 # $(call prove,LOG,FILES): prove over FILES, its output also in .cache/LOG;
 # on failure the digest of why, after prove's summary.
@@ -67,6 +74,9 @@ check-debug: deps
 
 check-6.12:
 	@export VRB_BASE=6.12; scripts/install-deps.sh && $(call prove,check-6.12.log,$(BASE612_VM))
+
+check-own-tree:
+	@export VRB_BASE=6.12; scripts/install-deps.sh && $(call prove,check-own-tree.log,$(OWN_TREE_VM))
 
 check-distro: deps
 	@$(call prove,check-distro.log,$(DISTRO_VM))

@@ -5,9 +5,11 @@ VRB_ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 export VRB_ROOT
 
 load_libs() {
-	export VRB_CACHE=$BATS_TEST_TMPDIR/cache
-	export VRB_RESULTS=$BATS_TEST_TMPDIR/results
-	export VRB_PATCHES=$BATS_TEST_TMPDIR/patches
+	# in setup_file there is no test dir yet: the file's
+	local d=${BATS_TEST_TMPDIR:-$BATS_FILE_TMPDIR}
+	export VRB_CACHE=$d/cache
+	export VRB_RESULTS=$d/results
+	export VRB_PATCHES=$d/patches
 	mkdir -p "$VRB_PATCHES"
 	# shellcheck source=lib/functions.sh
 	. "$VRB_ROOT/lib/functions.sh"
