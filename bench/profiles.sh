@@ -49,6 +49,7 @@ profile_full() {
 		step 90 B --settings "stock auto legacy mn8 mn16 mn64 cap64" --fractions "0.7 0.9 1.1" \
 			--rings "$ring" --repeats 3 --rounds 4 --block 4
 	done
-	step 75 B --design boots --settings "stock auto legacy mn8 mn16 mn64 cap64" --rings "256 512 1024" \
+	# (step 8: 40 min in its first run, results/20261201T231725Z-B)
+	step 45 B --design boots --settings "stock auto legacy mn8 mn16 mn64 cap64" --rings "256 512 1024" \
 		--fractions "0.9" --repeats 1 --duration 3 --ndr-steps 5
 }
