@@ -35,13 +35,16 @@ tree_reset() {
 		mkdir -p "$t"
 		tar -xJf "$src" --strip-components=1 -C "$t"
 		git -C "$t" init -q
-		git -C "$t" add -A
+		# -f: the package's .gitignore ignores everything at the top level
+		git -C "$t" add -A -f .
 		git -C "$t" -c user.name=vrb -c user.email=vrb@localhost commit -q -m "${src##*/} as unpacked"
 		git -C "$t" tag vrb-base
 		echo "$stamp" >"$t/.git/vrb-source"
 	fi
 	git -C "$t" am --abort >/dev/null 2>&1 || true
 	git -C "$t" reset -q --hard vrb-base
+	# no background repack of a kernel's worth of objects during the build
+	git -C "$t" config gc.auto 0
 	# git am needs an identity, which a user's own tree has
 	git -C "$t" config user.name "vrb own-tree test"
 	git -C "$t" config user.email vrb@localhost
