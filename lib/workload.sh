@@ -107,6 +107,16 @@ check_probe() {
 	[ "$1" = "${1%.bt}" ] || [ -f "$VRB_ROOT/stap/bpftrace/$1" ] || die "no bpftrace twin stap/bpftrace/$1"
 }
 
+# default_probe NAME: the probe a workload runs by default: NAME, or its
+# bpftrace twin NAME.bt on a base systemtap 4.8 does not build for (6.12:
+# README, "Probes on 6.12").
+default_probe() {
+	case ${VRB_BASE:-6.1} in
+	6.1) echo "$1" ;;
+	*) echo "$1.bt" ;;
+	esac
+}
+
 # probe_name PROBE: the name its output lines start with.
 probe_name() {
 	echo "${1%.bt}"

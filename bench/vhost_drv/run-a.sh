@@ -168,7 +168,7 @@ parse_args() {
 	seeds)
 		work=${work:-$REGIME_SEEDS_WORK}
 		# vhost's batches: no vhost-net when a process reads the tap
-		[ "$consumer" = read ] || probe=${probe:-vhost_batch}
+		[ "$consumer" = read ] || probe=${probe:-$(default_probe vhost_batch)}
 		;;
 	keepup) work=${work:-0} ;;
 	*) die "--regime must be seeds or keepup, not '$regime'" ;;
@@ -279,13 +279,17 @@ boot() {
 	done
 }
 
-# mean_batch FILE: "BATCHES,MEAN" from a vhost_batch probe's output: vhost's
-# rx batches (produces, empty ones included) and the entries per batch,
-# over the trial's virtqueues.
+# mean_batch FILE: "BATCHES,MEAN" from a vhost_batch probe's output (the
+# systemtap probe's summary lines, or its twin's @batches and @entries maps):
+# vhost's rx batches (produces, empty ones included) and the entries per
+# batch, over the trial's virtqueues.
 mean_batch() {
-	awk '/^vhost_batch: summary / {
+	awk '/^vhost_batch: summary vq=/ {
+			delete v
 			for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 			b += v["batches"]; e += v["entries"] }
+		/^@batches\[/ { b += $2 }
+		/^@entries\[/ { e += $2 }
 		END { if (b) printf "%d,%.3f", b, e / b; else printf "0," }' "$1"
 }
 

@@ -189,6 +189,12 @@ setup() {
 	[[ "$output" == *"modules under $mods"* ]]
 }
 
+@test "a workload's default probe is the systemtap one on 6.1 and its bpftrace twin on 6.12" {
+	[ "$(VRB_BASE=6.1 default_probe vhost_batch)" = vhost_batch ]
+	[ "$(VRB_BASE=6.12 default_probe vhost_batch)" = vhost_batch.bt ]
+	[ "$(unset VRB_BASE; default_probe vhost_batch)" = vhost_batch ]
+}
+
 @test "a probe's name, and the file the guest loads for a kernel" {
 	[ "$(probe_name refill)" = refill ]
 	[ "$(probe_name refill.bt)" = refill ]
