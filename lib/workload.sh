@@ -107,14 +107,17 @@ check_probe() {
 	[ "$1" = "${1%.bt}" ] || [ -f "$VRB_ROOT/stap/bpftrace/$1" ] || die "no bpftrace twin stap/bpftrace/$1"
 }
 
+# stap_base: does systemtap (4.8, with the runtime fix stap/build.sh
+# applies) build for the kernel base in use? 6.1 only (README, "Probes on
+# 6.12").
+stap_base() {
+	[ "${VRB_BASE:-6.1}" = 6.1 ]
+}
+
 # default_probe NAME: the probe a workload runs by default: NAME, or its
-# bpftrace twin NAME.bt on a base systemtap 4.8 does not build for (6.12:
-# README, "Probes on 6.12").
+# bpftrace twin NAME.bt where systemtap does not build (stap_base).
 default_probe() {
-	case ${VRB_BASE:-6.1} in
-	6.1) echo "$1" ;;
-	*) echo "$1.bt" ;;
-	esac
+	if stap_base; then echo "$1"; else echo "$1.bt"; fi
 }
 
 # probe_name PROBE: the name its output lines start with.
