@@ -75,7 +75,10 @@ sha256_of() {
 }
 
 # series_patches DIR: the patch files named by DIR/series, in order,
-# skipping blank lines and comments. Fails naming a missing patch.
+# skipping blank lines and comments. A line may name a set instead: a
+# subdirectory with a series of its own (a posted set of patches with its
+# cover letter), whose patches come in its place. Fails naming a missing
+# patch or set.
 series_patches() {
 	local dir=$1 line
 	[ -f "$dir/series" ] || die "no series file in $dir"
@@ -83,9 +86,32 @@ series_patches() {
 		line=${line%%#*}
 		line=${line//[[:space:]]/}
 		[ -n "$line" ] || continue
+		if [ -d "$dir/$line" ]; then
+			[ -f "$dir/$line/series" ] || die "$dir/series names '$line', a directory with no series file"
+			series_patches "$dir/$line" || return 1
+			continue
+		fi
 		[ -f "$dir/$line" ] || die "$dir/series names '$line', which is not in $dir"
 		printf '%s\n' "$dir/$line"
 	done <"$dir/series"
+}
+
+# series_sets DIR: the sets DIR/series names (their directories), in order;
+# DIR itself if it names patches directly.
+series_sets() {
+	local dir=$1 line direct=''
+	[ -f "$dir/series" ] || die "no series file in $dir"
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=${line%%#*}
+		line=${line//[[:space:]]/}
+		[ -n "$line" ] || continue
+		if [ -d "$dir/$line" ]; then
+			printf '%s\n' "$dir/$line"
+		else
+			direct=1
+		fi
+	done <"$dir/series"
+	[ -z "$direct" ] || printf '%s\n' "$dir"
 }
 
 # series_stack DIR: what the patched kernel gets: the posted series of DIR,

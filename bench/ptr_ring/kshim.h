@@ -69,6 +69,14 @@ typedef pthread_spinlock_t spinlock_t;
  * consumer, a difference of layout, not of the header (seen: 3x items/s
  * between identical code paths, 2026-12-01).
  */
+/*
+ * As in the kernel, a request for 0 bytes gets ZERO_SIZE_PTR: not NULL (the
+ * allocation succeeded), and faulting on any access. A ring of 0 entries
+ * (tun's with tx_queue_len 0) has that as its queue, so a header that reads
+ * its queue without testing the size crashes here as it does in the kernel.
+ */
+#define ZERO_SIZE_PTR ((void *)16)
+
 static inline void *kvmalloc_array(size_t n, size_t size, gfp_t gfp)
 {
 	size_t bytes, align = SMP_CACHE_BYTES;
@@ -77,7 +85,7 @@ static inline void *kvmalloc_array(size_t n, size_t size, gfp_t gfp)
 	if (size && n > SIZE_MAX / size)
 		return NULL;
 	if (!n || !size)
-		n = size = 1;
+		return ZERO_SIZE_PTR;
 	bytes = n * size;
 	while (align < bytes && align < 4096)
 		align *= 2;
@@ -95,12 +103,13 @@ static inline void *kmalloc_array(size_t n, size_t size, gfp_t gfp)
 
 static inline void kvfree(const void *p)
 {
-	free((void *)p);
+	if (p != ZERO_SIZE_PTR)
+		free((void *)p);
 }
 
 static inline void kfree(const void *p)
 {
-	free((void *)p);
+	kvfree(p);
 }
 
 #endif /* KSHIM_H */

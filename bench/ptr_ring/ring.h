@@ -22,7 +22,7 @@ void ring_free(struct ring *r, void (*destroy)(void *));
 /* Overrides the consumer's zeroing batch (r->batch); 0 keeps the header's. */
 void ring_set_batch(struct ring *r, int batch);
 
-int ring_produce(struct ring *r, void *ptr);		/* 0 or -ENOSPC */
+int ring_produce(struct ring *r, void *ptr);		/* 0, -ENOSPC (or -EINVAL) */
 void *ring_consume(struct ring *r);			/* NULL when empty */
 int ring_consume_batched(struct ring *r, void **array, int n);
 /*
@@ -33,20 +33,21 @@ int ring_consume_batched(struct ring *r, void **array, int n);
 int ring_unconsume(struct ring *r, void **batch, int n, void (*destroy)(void *));
 int ring_resize(struct ring *r, int size, void (*destroy)(void *));
 /*
- * Consumes like ring_consume()/ring_consume_batched() and sets *freed (never
- * clears it) when the call wrote out consumed entries, i.e. made room for the
- * producer: the header's ptr_ring_consume_freed() and
- * ptr_ring_consume_batched_freed() (the backpressure series). Only when
- * ring_has_consume_freed(); otherwise they abort.
+ * __ptr_ring_check_produce() (the backpressure series): 0 if a produce now
+ * would succeed, -ENOSPC if the ring is full, -EINVAL for a ring of 0
+ * entries. Only when ring_has_check_produce(); otherwise it aborts.
  */
-bool ring_has_consume_freed(void);
-/* The producer lock, and produce/full under it (__ptr_ring_produce(), __ptr_ring_full()). */
+bool ring_has_check_produce(void);
+/* The producer lock, and produce / check under it (__ptr_ring_produce()). */
 void ring_lock_producer(struct ring *r);
 void ring_unlock_producer(struct ring *r);
 int ring_produce_locked(struct ring *r, void *ptr);
-bool ring_full_locked(struct ring *r);
-void *ring_consume_freed(struct ring *r, bool *freed);
-int ring_consume_batched_freed(struct ring *r, void **array, int n, bool *freed);
+int ring_check_produce_locked(struct ring *r);
+/* The consumer lock, and consume / empty under it (__ptr_ring_consume*()). */
+void ring_lock_consumer(struct ring *r);
+void ring_unlock_consumer(struct ring *r);
+int ring_consume_batched_locked(struct ring *r, void **array, int n);
+bool ring_empty_locked(struct ring *r);
 bool ring_empty(struct ring *r);
 bool ring_full(struct ring *r);
 

@@ -83,48 +83,48 @@ int ring_produce_locked(struct ring *r, void *ptr)
 	return __ptr_ring_produce(&r->pr, ptr);
 }
 
-bool ring_full_locked(struct ring *r)
-{
-	return __ptr_ring_full(&r->pr);
-}
-
-#ifdef HAVE_CONSUME_FREED
-bool ring_has_consume_freed(void)
+#ifdef HAVE_CHECK_PRODUCE
+bool ring_has_check_produce(void)
 {
 	return true;
 }
 
-void *ring_consume_freed(struct ring *r, bool *freed)
+int ring_check_produce_locked(struct ring *r)
 {
-	return ptr_ring_consume_freed(&r->pr, freed);
-}
-
-int ring_consume_batched_freed(struct ring *r, void **array, int n, bool *freed)
-{
-	return ptr_ring_consume_batched_freed(&r->pr, array, n, freed);
+	return __ptr_ring_check_produce(&r->pr);
 }
 #else
-bool ring_has_consume_freed(void)
+bool ring_has_check_produce(void)
 {
 	return false;
 }
 
-void *ring_consume_freed(struct ring *r, bool *freed)
+int ring_check_produce_locked(struct ring *r)
 {
 	(void)r;
-	(void)freed;
-	abort();
-}
-
-int ring_consume_batched_freed(struct ring *r, void **array, int n, bool *freed)
-{
-	(void)r;
-	(void)array;
-	(void)n;
-	(void)freed;
 	abort();
 }
 #endif
+
+void ring_lock_consumer(struct ring *r)
+{
+	spin_lock(&r->pr.consumer_lock);
+}
+
+void ring_unlock_consumer(struct ring *r)
+{
+	spin_unlock(&r->pr.consumer_lock);
+}
+
+int ring_consume_batched_locked(struct ring *r, void **array, int n)
+{
+	return __ptr_ring_consume_batched(&r->pr, array, n);
+}
+
+bool ring_empty_locked(struct ring *r)
+{
+	return __ptr_ring_empty(&r->pr);
+}
 
 /* The caller's destroy, and the calls to it, around one ring_unconsume(). */
 static _Thread_local void (*unconsume_destroy)(void *);

@@ -1,25 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Two-thread stress of the tx queue stop/wake protocol that tun's
- * IFF_BACKPRESSURE builds on ptr_ring_consume_freed() (the backpressure
- * series), with the kernel's ptr_ring.h compiled unchanged and the
- * protocol written here as tun.c writes it:
+ * Two-thread stress of the tx queue stop/wake protocol of tun's
+ * IFF_BACKPRESSURE (the backpressure series, upstream's 7.3 design), with
+ * the kernel's ptr_ring.h compiled unchanged and the protocol written here
+ * as tun.c writes it:
  *
- *   stop_if_full (producer lock held): if the ring is full, stop the
- *             queue, full barrier, look again, wake the queue if there is
- *             room; say whether it stays stopped;
  *   producer: while the queue is stopped, send nothing (the qdisc holds
- *             the frame); under the producer lock: stop_if_full (stopped:
- *             the frame goes back, NETDEV_TX_BUSY), produce, stop_if_full;
- *   consumer: consume (single or batched, random sizes, with pauses); when
- *             the call says it wrote out entries: full barrier, and if the
- *             queue is stopped, wake it under the producer lock if the
- *             ring has room.
+ *             the frame); under the producer lock: produce; if
+ *             __ptr_ring_check_produce() now says -ENOSPC, stop the queue,
+ *             full barrier, check again and wake the queue if there is
+ *             room (tun_net_xmit());
+ *   consumer: under the consumer lock, consume (single or batched, random
+ *             sizes, with pauses); if it took anything: full barrier, and
+ *             if the queue is stopped, count what it took and wake the
+ *             queue once half the ring is counted or the ring is empty
+ *             (__tun_wake_queue()).
  *
  * It fails when a wake-up is lost (the queue stopped, the ring empty,
- * nothing changing for a second), when the producer finds the ring full at
- * produce (tun would drop the frame), and on anything lost, duplicated or
- * out of order. Built with ThreadSanitizer.
+ * nothing changing for a second) and on anything lost, duplicated or out of
+ * order. A produce that fails (tun drops the frame; here the producer sends
+ * it again) is counted and printed, not a failure: the design allows it.
+ * The consumer counts what it took once it sees the queue stopped, and an
+ * entry it took just before the stop - whose slot the producer refilled,
+ * making the ring full and stopping the queue - counts too, so it can wake
+ * a queue whose ring is full; on small rings (1 to 8 entries) this stress
+ * makes that happen. Upstream accepts such drops as rare races.
+ * Built with ThreadSanitizer.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -35,6 +41,14 @@
 
 int check_failures;
 
+/*
+ * The two full barriers of the protocol (smp_mb__after_atomic(), smp_mb())
+ * are seq_cst fences. ThreadSanitizer does not model fences (GCC warns,
+ * -Wtsan): it still checks the plain accesses for races, and the run
+ * itself checks the protocol (lost wake-ups, failed produces).
+ */
+#pragma GCC diagnostic ignored "-Wtsan"
+
 #define ITEMS 40000L
 #define STALL_NS 1000000000LL	/* queue stopped, ring empty: a lost wake */
 
@@ -42,7 +56,8 @@ struct run {
 	struct ring *r;
 	atomic_bool stopped;	/* the tx queue's XOFF bit */
 	atomic_bool give_up;	/* the consumer saw a stall */
-	long stops, self_restarts, wakes, busy, ring_full_drops;
+	long stops, self_restarts, wakes, ring_full_drops;
+	int cons_cnt;		/* under the consumer lock */
 	uint64_t seed;		/* the producer's: widens the stop/re-check window */
 };
 
@@ -62,32 +77,13 @@ static uint64_t xorshift(uint64_t *s)
 	return *s;
 }
 
-/* tun_tx_stop_if_full(), the producer lock held */
-static bool stop_if_full(struct run *run)
-{
-	if (!ring_full_locked(run->r))
-		return false;
-	atomic_store_explicit(&run->stopped, true, memory_order_relaxed);
-	run->stops++;
-	/* smp_mb__after_atomic() */
-	atomic_thread_fence(memory_order_seq_cst);
-	if (xorshift(&run->seed) % 4 == 0)	/* let the consumer run in between */
-		sched_yield();
-	if (ring_full_locked(run->r))
-		return true;
-	atomic_store_explicit(&run->stopped, false, memory_order_relaxed);
-	run->self_restarts++;
-	return false;
-}
-
-/* tun_net_xmit() with backpressure, pktgen's retry around it */
+/* tun_net_xmit() with backpressure, pktgen's wait on a stopped queue around it */
 static void *producer(void *arg)
 {
 	struct run *run = arg;
 
 	for (long i = 1; i <= ITEMS; i++) {
-		bool busy;
-		int ret = 0;
+		int ret;
 
 		while (atomic_load(&run->stopped)) {
 			if (atomic_load(&run->give_up))
@@ -95,22 +91,53 @@ static void *producer(void *arg)
 			sched_yield();
 		}
 		ring_lock_producer(run->r);
-		busy = stop_if_full(run);
-		if (!busy) {
-			ret = ring_produce_locked(run->r, (void *)(uintptr_t)i);
-			if (!ret)
-				stop_if_full(run);
+		ret = ring_produce_locked(run->r, (void *)(uintptr_t)i);
+		if (ring_check_produce_locked(run->r) == -ENOSPC) {
+			/* netif_tx_stop_queue() */
+			atomic_store_explicit(&run->stopped, true, memory_order_relaxed);
+			run->stops++;
+			/* smp_mb__after_atomic() */
+			atomic_thread_fence(memory_order_seq_cst);
+			if (xorshift(&run->seed) % 4 == 0)	/* let the consumer run in between */
+				sched_yield();
+#ifndef MUTANT_NO_RECHECK	/* tests/ptr_ring: without it a wake is lost */
+			/* netif_tx_wake_queue(): test_and_clear_bit */
+			if (!ring_check_produce_locked(run->r) &&
+			    atomic_exchange(&run->stopped, false))
+				run->self_restarts++;
+#endif
 		}
 		ring_unlock_producer(run->r);
-		if (busy) {
-			run->busy++;
-			i--;
-		} else if (ret == -ENOSPC) {
+		if (ret) {
 			run->ring_full_drops++;	/* tun would drop it */
 			i--;
 		}
 	}
 	return NULL;
+}
+
+/* tun_ring_consume() / vhost_net_buf_produce() with __tun_wake_queue() */
+static int consume(struct run *run, void **out, int k)
+{
+	int got;
+
+	ring_lock_consumer(run->r);
+	got = ring_consume_batched_locked(run->r, out, k);
+	if (got) {
+		/* smp_mb() */
+		atomic_thread_fence(memory_order_seq_cst);
+		if (atomic_load_explicit(&run->stopped, memory_order_relaxed)) {
+			run->cons_cnt += got;
+			if (run->cons_cnt >= ring_size(run->r) / 2 ||
+			    ring_empty_locked(run->r)) {
+				if (atomic_exchange(&run->stopped, false))
+					run->wakes++;
+				run->cons_cnt = 0;
+			}
+		}
+	}
+	ring_unlock_consumer(run->r);
+	return got;
 }
 
 static int one_run(int size, int zbatch)
@@ -132,33 +159,14 @@ static int one_run(int size, int zbatch)
 	CHECK_EQ(pthread_create(&t, NULL, producer, &run), 0);
 	while (expect <= ITEMS && check_failures == before) {
 		uint64_t x = xorshift(&seed);
-		bool freed = false;
-		int k = 1 + (int)(x % 64), got;
+		int k = (x >> 8) % 2 ? 1 : 1 + (int)(x % 64), got;
 
 		if (x % 97 == 0)	/* the consumer stops for a while */
 			for (int i = 0; i < (int)(x % 200); i++)
 				sched_yield();
-		if (k == 1) {
-			out[0] = ring_consume_freed(run.r, &freed);
-			got = out[0] != NULL;
-		} else {
-			got = ring_consume_batched_freed(run.r, out, k, &freed);
-		}
+		got = consume(&run, out, k);
 		for (int i = 0; i < got; i++)
 			CHECK_EQ((long)(uintptr_t)out[i], expect++);
-		if (freed) {
-			/* smp_mb() in tun_ring_wake() */
-			atomic_thread_fence(memory_order_seq_cst);
-			if (atomic_load_explicit(&run.stopped, memory_order_relaxed)) {
-				/* tun_tx_wake_if_room() */
-				ring_lock_producer(run.r);
-				/* netif_tx_wake_queue(): test_and_clear_bit */
-				if (!ring_full_locked(run.r) &&
-				    atomic_exchange(&run.stopped, false))
-					run.wakes++;
-				ring_unlock_producer(run.r);
-			}
-		}
 		if (got) {
 			idle_since = 0;
 			continue;
@@ -176,12 +184,10 @@ static int one_run(int size, int zbatch)
 	}
 	atomic_store(&run.give_up, true);
 	pthread_join(t, NULL);
-	CHECK_EQ(run.ring_full_drops, 0);
 	if (check_failures == before)
 		CHECK(ring_empty(run.r));
-	CHECK_EQ(run.busy, 0);	/* nothing else fills the ring: never running on a full one */
-	printf("# size %d zbatch %d: %ld stops, %ld restarted by the producer, %ld woken by the consumer\n",
-	       size, zbatch, run.stops, run.self_restarts, run.wakes);
+	printf("# size %d zbatch %d: %ld stops, %ld restarted by the producer, %ld woken by the consumer, %ld produces failed\n",
+	       size, zbatch, run.stops, run.self_restarts, run.wakes, run.ring_full_drops);
 	ring_free(run.r, NULL);
 	return check_failures != before;
 }

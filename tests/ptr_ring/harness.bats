@@ -30,10 +30,10 @@ harness() {
 		HDR_patched="$W/patched/include/linux/ptr_ring.h" check
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"ptr_ring stock: 9 passed, 0 failed"* ]]
-	# the patched header has ptr_ring_consume_freed(): one more test, and
+	[[ "$output" == *"ptr_ring stock: 10 passed, 0 failed"* ]]
+	# the patched header has __ptr_ring_check_produce(): one more test, and
 	# the stop/wake stress (7 ring sizes x the zeroing batches up to half)
-	[[ "$output" == *"ptr_ring patched: 10 passed, 0 failed"* ]]
+	[[ "$output" == *"ptr_ring patched: 11 passed, 0 failed"* ]]
 	[[ "$output" == *"ptr_ring stress stock: 27 passed, 0 failed"* ]]
 	[[ "$output" == *"ptr_ring stress patched: 27 passed, 0 failed"* ]]
 	[[ "$output" == *"ptr_ring wake patched: 20 passed, 0 failed"* ]]
@@ -73,18 +73,45 @@ mutant() {
 	mutant bigbatch 's/if (r->batch > r->size \/ 2 || !r->batch)/if (!r->batch)/'
 }
 
-@test "a consume_freed that never reports the room it made fails the tests and the stop/wake stress" {
-	mutant neverfreed 's/^\t\tfreed = true;$/\t\t(void)freed;/' patched
-	run harness IMPLS=neverfreed HDR_neverfreed="$BATS_TEST_TMPDIR/neverfreed.h" "$BUILD/wake-neverfreed"
+@test "a check_produce that misses the size test faults on a ring of 0 entries, as the kernel did" {
+	local hdr=$BATS_TEST_TMPDIR/nosize.h
+	sed 's/^\tif (unlikely(!r->size))$/\tif (0)/' "$W/patched/include/linux/ptr_ring.h" >"$hdr"
+	! cmp -s "$hdr" "$W/patched/include/linux/ptr_ring.h"
+	run harness IMPLS=nosize HDR_nosize="$hdr" "$BUILD/test-nosize"
 	[ "$status" -eq 0 ]
-	run "$BUILD/wake-neverfreed"
+	run "$BUILD/test-nosize"
+	echo "$output"
+	# ZERO_SIZE_PTR (kshim.h) faults: ASan reports the SEGV and exits 1
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"SEGV"* ]]
+	[[ "$output" != *"ptr_ring nosize: 11 passed"* ]]
+}
+
+@test "a check_produce that never reports a full ring fails the tests" {
+	mutant neverfull 's/^\t\treturn -ENOSPC;$/\t\treturn 0;/' patched
+}
+
+@test "a producer that does not re-check after stopping loses a wake-up in the stop/wake stress" {
+	run make -s -C "$VRB_ROOT/bench/ptr_ring" BUILD="$BUILD" IMPLS=patched \
+		HDR_patched="$W/patched/include/linux/ptr_ring.h" "$BUILD/wake-patched"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	export TSAN_OPTIONS="suppressions=$VRB_ROOT/bench/ptr_ring/tsan.supp"
+	run "$BUILD/wake-patched"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# the same protocol without the producer's re-check (MUTANT_NO_RECHECK)
+	run gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -pthread -O1 -fsanitize=thread \
+		-DPTR_RING_HEADER="\"$W/patched/include/linux/ptr_ring.h\"" -DRING_IMPL_NAME='"norecheck"' \
+		-DHAVE_CHECK_PRODUCE=1 -DUNCONSUME_RETURNS_COUNT=1 -DMUTANT_NO_RECHECK=1 \
+		-I "$VRB_ROOT/bench/ptr_ring" -o "$BUILD/wake-norecheck" \
+		"$VRB_ROOT/bench/ptr_ring/wake_ptr_ring.c" "$VRB_ROOT/bench/ptr_ring/ring_ptr.c"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run "$BUILD/wake-norecheck"
 	echo "$output"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"lost wake-up: queue stopped, ring empty for 1 s"* ]]
-}
-
-@test "a consume_freed that reports room it did not make fails the tests" {
-	mutant alwaysfreed 's/^\tif (ptr \&\& __ptr_ring_discard_one(r))$/\tif (ptr \&\& (__ptr_ring_discard_one(r) || 1))/' patched
 }
 
 @test "the benchmark moves every item and reports one CSV row" {
