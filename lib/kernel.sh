@@ -331,6 +331,37 @@ kernel_build() {
 	log "$variant kernel built in ${secs}s: $(kv_get "$out/vrb-build-info" release)"
 }
 
+# The in-tree selftests the posted sets add or extend, as paths under
+# tools/testing/selftests of the patched tree: each one .c file, built
+# with the kselftest harness against the tree's own uAPI headers.
+VRB_KSELFTESTS="net/tun.c"
+
+# kselftest_build OUTDIR: builds VRB_KSELFTESTS from the patched tree
+# (its headers from `make headers` in the patched build dir) into OUTDIR,
+# one binary per test named after its path (net-tun); prints their paths.
+# Rebuilt only when the source or the headers changed.
+kselftest_build() {
+	local outdir=$1 w src hdr t bin
+	w=$(kernel_workspace)
+	src=$w/patched
+	hdr=$(kernel_outdir patched)/usr/include
+	make -s -C "$src" O="$(kernel_outdir patched)" ARCH="$VRB_ARCH" headers >/dev/null ||
+		die "make headers failed in the patched tree"
+	mkdir -p "$outdir"
+	for t in $VRB_KSELFTESTS; do
+		bin=$outdir/$(echo "${t%.c}" | tr / -)
+		[ -f "$src/tools/testing/selftests/$t" ] || die "no tools/testing/selftests/$t in the patched tree"
+		if [ ! -x "$bin" ] || [ "$src/tools/testing/selftests/$t" -nt "$bin" ] ||
+			[ "$hdr/linux/if_tun.h" -nt "$bin" ]; then
+			gcc -std=gnu11 -Wall -O2 -g -D_GNU_SOURCE -isystem "$hdr" \
+				-I "$src/tools/testing/selftests" -o "$bin" \
+				"$src/tools/testing/selftests/$t" -lpthread ||
+				die "kselftest $t does not build"
+		fi
+		echo "$bin"
+	done
+}
+
 # stap_dir KERNEL: where stap/build.sh puts the probe modules for KERNEL
 # (stock or patched) in the kernel flavour in use.
 stap_dir() {

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Checks the patch series the way a maintainer would before taking it: each
-# patch of the posted series and then of the benchmark-only set on top of it
-# (series_stack), applied in order on the pinned 6.1.y, is checkpatch --strict clean,
-# adds no W=1 warning to the objects it touches, and leaves a tree whose
-# vmlinux builds (bisectable).
+# patch of the posted sets and then of the benchmark-only set on top of them
+# (series_stack), applied in order on the pinned base, is checkpatch --strict
+# clean, adds no W=1 warning to the objects it touches, and leaves a tree
+# whose vmlinux builds (bisectable); and each posted set applies alone on the
+# base, where the objects it changes compile.
 set -euo pipefail
 VRB_PROG="check-series.sh"
 # shellcheck source=lib/functions.sh
@@ -17,17 +18,23 @@ usage() {
 	cat <<EOF
 Usage: scripts/check-series.sh [--build each|tips|none] [--no-build] [--patches DIR]
 
-For each patch of DIR/series (default: patches/), then of DIR/bench/series
-(the benchmark-only set, when present), applied with git am in order on
-baseline in a scratch worktree (<workspace>/series-check); so the posted
-series is checked alone, and with the benchmark-only set on top:
+For each patch of DIR/series (default: patches/BASE; its lines name the
+posted sets, directories with a series of their own), then of
+DIR/bench/series (the benchmark-only set, when present), applied with git
+am in order on baseline in a scratch worktree (<workspace>/series-check);
+so the posted sets are checked without the benchmark-only set, and with it
+on top:
   checkpatch   scripts/checkpatch.pl --strict: no error, warning or check
   W=1          every object built from a .c file it changes, or from a .c
                file that includes a header it changes, compiles with W=1
                with no more warnings than at baseline
   vmlinux      the tree builds: at every patch (--build each, the default:
-               bisectable), at the last patch of each set (--build tips:
-               what make check runs, for its time), or never (none)
+               bisectable), at the last posted patch and the last
+               benchmark-only one (--build tips: what make check runs,
+               for its time), or never (none)
+Then each posted set alone on baseline:
+  alone        it applies with git am, and the objects built from the
+               files it changes compile
 Prints one line per patch and per check; exits 1 if any check fails.
 The worktree and its build dir are kept, so a second run is incremental.
 
@@ -83,13 +90,18 @@ includers() {
 # .c files the patch changes or that include a header it changes (see
 # includers); only those this config builds.
 objects_of() {
+	objects_of_range "$1~1" "$1"
+}
+
+# objects_of_range FROM TO: objects_of for the changes between two commits.
+objects_of_range() {
 	local f
 	while IFS= read -r f; do
 		case $f in
 		*.c) echo "$f" ;;
 		*.h) includers "$f" ;;
 		esac
-	done < <(kgit -C "$tree" diff --name-only "$1~1" "$1") | sed 's/\.c$/.o/' | sort -u |
+	done < <(kgit -C "$tree" diff --name-only "$1" "$2") | sed 's/\.c$/.o/' | sort -u |
 		while IFS= read -r f; do
 			[ ! -f "$tree/out/$f" ] || echo "$f"
 		done
@@ -111,7 +123,7 @@ count() {
 }
 
 main() {
-	local w list p sha name n=0 fails=0 objs o base now added tree vars=() tips
+	local w list p sha name n=0 fails=0 objs o base now added tree vars=() tips set
 	parse_args "$@"
 	kernel_check_source
 	stage "kernel source" kernel_unpack
@@ -120,7 +132,8 @@ main() {
 	tree=$w/series-check
 	list=$(series_stack "$VRB_PATCHES")
 	[ -n "$list" ] || die "the series in $VRB_PATCHES is empty"
-	# the last patch of each set: the posted series, the benchmark-only set
+	# the last posted patch and the last benchmark-only one (each patch's
+	# objects compile with W=1 anyway; make check-series builds them all)
 	tips=$(
 		series_patches "$VRB_PATCHES" | tail -n 1
 		[ ! -f "$VRB_PATCHES/bench/series" ] || series_patches "$VRB_PATCHES/bench" | tail -n 1
@@ -184,8 +197,37 @@ main() {
 			fi
 		fi
 	done <<<"$list"
+	for set in $(series_sets "$VRB_PATCHES"); do
+		[ "$set" != "$VRB_PATCHES" ] || continue
+		check_alone "$set" || fails=$((fails + 1))
+	done
 	log "$n patches checked, $fails failures"
 	[ "$fails" -eq 0 ]
+}
+
+# check_alone SET: the set's patches applied alone on baseline (git am);
+# the objects built from the files they change compile. Prints one line.
+check_alone() {
+	local set=$1 name p objs
+	name=${set#"$VRB_PATCHES"/}
+	kgit -C "$tree" am --abort >/dev/null 2>&1 || true
+	kgit -C "$tree" checkout -q -f -B series-alone baseline
+	while IFS= read -r p; do
+		if ! kgit -C "$tree" am -q --keep-cr "$p" >"$tree/out/am.log" 2>&1; then
+			cat "$tree/out/am.log" >&2
+			kgit -C "$tree" am --abort >/dev/null 2>&1 || true
+			echo "FAIL $name: ${p#"$set"/} does not apply with the set alone on baseline"
+			return 1
+		fi
+	done < <(series_patches "$set")
+	objs=$(objects_of_range baseline HEAD)
+	# shellcheck disable=SC2086 # a list of object paths
+	if [ -n "$objs" ] && ! tree_make $objs >"$tree/out/alone.log" 2>&1; then
+		tail -n 20 "$tree/out/alone.log"
+		echo "FAIL $name: alone on baseline, its objects do not compile"
+		return 1
+	fi
+	echo "ok   $name: applies alone on baseline; $(count "$objs") objects compile"
 }
 
 trap 'vrb_exit_report $?' EXIT

@@ -72,13 +72,11 @@ setup_file() {
 	}
 }
 
-# patch_subjects: the subjects of patches/6.12's posted then bench series.
+# patch_subjects: the subjects of patches/6.12's posted sets then bench series.
 patch_subjects() {
-	local d p
-	for d in "$VRB_ROOT/patches/6.12" "$VRB_ROOT/patches/6.12/bench"; do
-		grep -v '^#' "$d/series" | while read -r p; do
-			git mailinfo /dev/null /dev/null <"$d/$p" | sed -n 's/^Subject: //p'
-		done
+	local p
+	series_stack "$VRB_ROOT/patches/6.12" | while read -r p; do
+		git mailinfo /dev/null /dev/null <"$p" | sed -n 's/^Subject: //p'
 	done
 }
 
@@ -91,7 +89,7 @@ setup() {
 @test "the README's block is what ran: git am of both 6.12 series, the merge, make, the probe, workload B" {
 	local b=$BATS_FILE_TMPDIR/block.sh
 	grep -q '^P=\$B/patches/6\.12 ' "$b"
-	grep -q '^grep .*"\$P/series" .* xargs git am$' "$b"
+	grep -q '^for s in .*"\$P/series".*"\$P/\$s/series" .* xargs git am; done$' "$b"
 	grep -q '^grep .*"\$P/bench/series" .* xargs git am$' "$b"
 	grep -q '^scripts/kconfig/merge_config.sh ' "$b"
 	grep -q '^make -j' "$b"
@@ -101,7 +99,7 @@ setup() {
 
 @test "the tree holds the posted and the bench series on top of linux-source-6.12, in order" {
 	local want got
-	want=$(cat "$VRB_ROOT/patches/6.12/series" "$VRB_ROOT/patches/6.12/bench/series" | grep -v '^#' | grep -c .)
+	want=$(series_stack "$VRB_ROOT/patches/6.12" | wc -l)
 	got=$(git -C "$tree" rev-list --count vrb-base..HEAD)
 	[ "$got" -eq "$want" ]
 	# each commit's subject is its patch's (git mailinfo: as git am reads it)
