@@ -2,7 +2,8 @@
 # Runs inside the guest, as root: tun's IFF_BACKPRESSURE (the backpressure
 # patches) with both consumers of a tap's ring: a process reading the tap fd
 # (tap_read, tun's read path) and vhost-net (vhost_drv). pktgen floods the
-# tap (tx_queue_len 64) faster than the consumer takes frames.
+# tap (tx_queue_len 64) faster than the consumer takes frames; with two
+# vCPUs pktgen runs on CPU 1 and the consumer on CPU 0.
 #   off      without the flag the full ring drops (pktgen's errors, the
 #            tap's tx_dropped) and every frame the tap took is delivered:
 #            stock behaviour, on either kernel.
@@ -53,10 +54,20 @@ consumer_start() {
 	[ "$bp" = 0 ] || args+=(--backpressure)
 	CONS_LOG=$(mktemp)
 	case $kind in
-	read) drv_start "$CONS_LOG" "$tools/tap_read" "${args[@]}" || return 1 ;;
+	read) drv_start "$CONS_LOG" taskset -c 0 "$tools/tap_read" "${args[@]}" || return 1 ;;
 	vhost) drv_start "$CONS_LOG" "$tools/vhost_drv" --cpu 0 "${args[@]}" || return 1 ;;
 	esac
 	CONS_PID=$DRV_PID
+	# the ring's consumer on CPU 0, pktgen (the producer) on CPU 1 when
+	# there are two: stop and wake then race across CPUs. vhost-net's
+	# consumer is the device's worker thread (vhost-PID).
+	local t
+	if [ "$kind" = vhost ]; then
+		for t in $(pgrep "^vhost-$CONS_PID" || true); do
+			taskset -p -c 0 "$t" >/dev/null
+		done
+		[ -n "${t:-}" ] || echo "  note: no vhost-$CONS_PID worker found to pin"
+	fi
 }
 
 # consumer_stop: waits (60 s at most) until the consumer took every frame the
