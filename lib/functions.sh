@@ -74,17 +74,26 @@ sha256_of() {
 	cat "$@" | sha256sum | cut -c1-64
 }
 
-# series_patches DIR: the patch files named by DIR/series, in order,
-# skipping blank lines and comments. A line may name a set instead: a
-# subdirectory with a series of its own (a posted set of patches with its
-# cover letter), whose patches come in its place. Fails naming a missing
-# patch or set.
-series_patches() {
-	local dir=$1 line
-	[ -f "$dir/series" ] || die "no series file in $dir"
+# series_lines DIR: the entries of DIR/series, one per line, without
+# comments, blanks or spaces. Fails when there is no series file.
+series_lines() {
+	local line
+	[ -f "$1/series" ] || die "no series file in $1"
 	while IFS= read -r line || [ -n "$line" ]; do
 		line=${line%%#*}
 		line=${line//[[:space:]]/}
+		[ -z "$line" ] || printf '%s\n' "$line"
+	done <"$1/series"
+}
+
+# series_patches DIR: the patch files named by DIR/series, in order. A line
+# may name a set instead: a subdirectory with a series of its own (a posted
+# set of patches with its cover letter), whose patches come in its place.
+# Fails naming a missing patch or set.
+series_patches() {
+	local dir=$1 line lines
+	lines=$(series_lines "$dir") || return 1
+	while IFS= read -r line; do
 		[ -n "$line" ] || continue
 		if [ -d "$dir/$line" ]; then
 			[ -f "$dir/$line/series" ] || die "$dir/series names '$line', a directory with no series file"
@@ -93,24 +102,22 @@ series_patches() {
 		fi
 		[ -f "$dir/$line" ] || die "$dir/series names '$line', which is not in $dir"
 		printf '%s\n' "$dir/$line"
-	done <"$dir/series"
+	done <<<"$lines"
 }
 
 # series_sets DIR: the sets DIR/series names (their directories), in order;
 # DIR itself if it names patches directly.
 series_sets() {
-	local dir=$1 line direct=''
-	[ -f "$dir/series" ] || die "no series file in $dir"
-	while IFS= read -r line || [ -n "$line" ]; do
-		line=${line%%#*}
-		line=${line//[[:space:]]/}
+	local dir=$1 line lines direct=''
+	lines=$(series_lines "$dir") || return 1
+	while IFS= read -r line; do
 		[ -n "$line" ] || continue
 		if [ -d "$dir/$line" ]; then
 			printf '%s\n' "$dir/$line"
 		else
 			direct=1
 		fi
-	done <"$dir/series"
+	done <<<"$lines"
 	[ -z "$direct" ] || printf '%s\n' "$dir"
 }
 

@@ -65,8 +65,8 @@ mutant() {
 	mutant dropunconsume 's/r->queue\[head\] = batch\[--n\];/destroy(batch[--n]); continue;/'
 }
 
-@test "an unconsume that miscounts what it destroyed fails the tests (the patched header returns the count)" {
-	mutant miscount 's/^\tdestroyed = n;$/\tdestroyed = 0;/' patched
+@test "an unconsume that miscounts what did not fit fails the tests (the patched header returns the count)" {
+	mutant miscount 's/^\tleft = n;$/\tleft = 0;/' patched
 }
 
 @test "a batch rule that can exceed half the ring fails the tests" {
