@@ -93,6 +93,12 @@ static void *producer(void *arg)
 		ring_lock_producer(run->r);
 		ret = ring_produce_locked(run->r, (void *)(uintptr_t)i);
 		if (ring_check_produce_locked(run->r) == -ENOSPC) {
+			/*
+			 * The window the re-check closes: the consumer may take
+			 * every entry, and see the queue running, before the stop
+			 */
+			if (xorshift(&run->seed) % 4 == 0)
+				sched_yield();
 			/* netif_tx_stop_queue() */
 			atomic_store_explicit(&run->stopped, true, memory_order_relaxed);
 			run->stops++;
