@@ -31,11 +31,11 @@ set -- "${args[@]}"
 # shellcheck source=bench/profiles.sh
 . "$VRB_ROOT/bench/profiles.sh"
 
-WORKLOADS="boot ptr_ring A B model"
+WORKLOADS="boot ptr_ring A B C model"
 # What runs when no workload is named (model takes workload B's boots again).
-DEFAULT_WORKLOADS="boot ptr_ring A B"
+DEFAULT_WORKLOADS="boot ptr_ring A B C"
 # Workloads that boot guests (and so need the kernels built).
-GUEST_WORKLOADS="boot A B model"
+GUEST_WORKLOADS="boot A B C model"
 
 usage() {
 	cat <<EOF
@@ -74,6 +74,14 @@ Workloads (default: $DEFAULT_WORKLOADS):
             setting; paired design: the setting switched between blocks of
             one flood, verdicts against auto with an A/A arm (--repeats:
             boots per kernel)
+  C         workload C: the guest's own virtio_net rx path in virtual time:
+            an rx generator in the guest's software vDPA net device offers
+            frames at fractions of the guest's capacity with seeded jitter
+            and seeded stalls, and counts each delivered or dropped
+            (bench/vdpa_gen/run-c.sh, whose --help lists the options):
+            drops, refills and starved polls per refill setting, ring, rate
+            and stall regime; units are seeds, verdicts against auto with an
+            A/A arm on its own seeds (not --repeats: --seeds after --)
   model     the rx ring model (bench/ringsim/run-model.sh, whose --help
             lists its options): workload B with the rx_costs probe, the
             model's costs and stalls fitted per boot, the model against the
@@ -185,10 +193,14 @@ parse_args() {
 	[ -z "$only_steps" ] || [ -n "$profile" ] || die "--steps picks a profile's steps: name no workload, or give --profile"
 	if [ "${#workload_args[@]}" -gt 0 ]; then
 		case "${workloads[*]}" in
-		ptr_ring | A | B | model) ;;
-		*) die "options after -- need exactly one workload that takes them (ptr_ring, A, B or model)" ;;
+		ptr_ring | A | B | C | model) ;;
+		*) die "options after -- need exactly one workload that takes them (ptr_ring, A, B, C or model)" ;;
 		esac
 		workload_script "${workloads[0]}" --check-args "${workload_args[@]}"
+	fi
+	if [[ " ${workloads[*]} " == *" C "* ]]; then
+		[ -z "$repeats" ] || die "C: its units are seeds: give --seeds N after -- (run-c.sh --help), not --repeats"
+		[ -z "$probe" ] || die "C: runs no probe"
 	fi
 	[ "${#workloads[@]}" -gt 0 ] || read -ra workloads <<<"$DEFAULT_WORKLOADS"
 	if [ -n "$probe" ]; then
@@ -232,6 +244,7 @@ workload_script() {
 	ptr_ring) "$VRB_ROOT/bench/ptr_ring/sweep.sh" "${@:2}" ;;
 	A) "$VRB_ROOT/bench/vhost_drv/run-a.sh" "${@:2}" ;;
 	B) "$VRB_ROOT/bench/vhost_src/run-b.sh" "${@:2}" ;;
+	C) "$VRB_ROOT/bench/vdpa_gen/run-c.sh" "${@:2}" ;;
 	model) "$VRB_ROOT/bench/ringsim/run-model.sh" "${@:2}" ;;
 	*) die "workload $1 has no script" ;;
 	esac
@@ -253,6 +266,10 @@ workload_B() {
 	local r=${repeats:-5}
 	[ "$r" -ge 5 ] || warn "B: --repeats $r is below 5: the tables want medians of 5 runs or more"
 	workload_script B --repeats "$r" "${workload_probe[@]}" "${workload_args[@]}"
+}
+
+workload_C() {
+	workload_script C "${workload_args[@]}"
 }
 
 workload_model() {

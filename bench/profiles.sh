@@ -23,6 +23,8 @@ profile_quick() {
 	step 17 B --settings "stock auto legacy mn16" --fractions "0.9" --rings 256 --repeats 3 --rounds 4 --block 4
 	step 5 B --design boots --settings "auto legacy" --rings 256 --fractions "0.9" --repeats 1 --duration 2 \
 		--ndr-steps 3
+	step 6 C --settings "stock auto legacy" --rings 256 --rates "0.9 1.1" --stalls "none exp:200:100" \
+		--seeds 6 --frames 20000
 }
 
 profile_full() {
@@ -52,4 +54,10 @@ profile_full() {
 	# (step 8: 40 min in its first run, results/20261201T231725Z-B)
 	step 45 B --design boots --settings "stock auto legacy mn8 mn16 mn64 cap64" --rings "256 512 1024" \
 		--fractions "0.9" --repeats 1 --duration 3 --ndr-steps 5
+	# seed 003's table in virtual time (workload C): refill rules x 0.7-1.1
+	# of capacity x stall regime, 20 seeds per cell, one step per ring
+	for ring in 256 1024; do
+		step 75 C --settings "stock auto legacy mn16 mn64" --rings "$ring" --rates "0.7 0.9 1.0 1.1" \
+			--stalls "none exp:200:100 exp:1000:20" --seeds 20 --frames 20000
+	done
 }

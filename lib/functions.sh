@@ -121,18 +121,28 @@ series_sets() {
 	[ -z "$direct" ] || printf '%s\n' "$dir"
 }
 
-# series_stack DIR: what the patched kernel gets: the posted series of DIR,
-# then the benchmark-only set DIR/bench (when DIR/bench/series exists).
+# series_aids DIR: the measurement aids of DIR/aids (when DIR/aids/series
+# exists): patches every kernel of the suite carries, the stock one too.
+# They add what a benchmark drives (workload C's in-guest rx generator) and
+# touch none of the code under test.
+series_aids() {
+	[ ! -f "$1/aids/series" ] || series_patches "$1/aids"
+}
+
+# series_stack DIR: what the patched kernel gets: the aids, the posted
+# series of DIR, then the benchmark-only set DIR/bench (when
+# DIR/bench/series exists).
 series_stack() {
+	series_aids "$1"
 	series_patches "$1"
 	[ ! -f "$1/bench/series" ] || series_patches "$1/bench"
 }
 
-# series_hash DIR: hash of series_stack DIR (names and contents), or "none"
-# when empty.
-series_hash() {
+# patches_hash: hash of the patches named on stdin, one path a line (names
+# and contents), or "none" when there are none.
+patches_hash() {
 	local list p
-	list=$(series_stack "$1")
+	list=$(cat)
 	if [ -z "$list" ]; then
 		echo none
 		return
@@ -141,6 +151,17 @@ series_hash() {
 		basename "$p"
 		cat "$p"
 	done <<<"$list" | sha256sum | cut -c1-12
+}
+
+# series_hash DIR: hash of series_stack DIR, or "none" when empty.
+series_hash() {
+	series_stack "$1" | patches_hash
+}
+
+# aids_hash DIR: hash of series_aids DIR (what the stock kernel carries),
+# or "none".
+aids_hash() {
+	series_aids "$1" | patches_hash
 }
 
 # kv_get FILE KEY: value of KEY=value in FILE (empty when absent).

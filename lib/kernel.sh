@@ -1,11 +1,13 @@
 # shellcheck shell=bash
 # The kernel workspace: Debian's linux-source-BASE unpacked once into a git
-# repo (branch "baseline"), a second worktree on branch "patched" with
-# patches/BASE/ (the posted series, then the benchmark-only set in bench/)
-# applied by git am, one config, and incremental builds of both.
+# repo (branch "baseline"), checked out on branch "stock" = baseline + the
+# measurement aids of patches/BASE/aids/ (none of them touches the code under
+# test), a second worktree on branch "patched" with patches/BASE/ (the aids,
+# the posted series, then the benchmark-only set in bench/) applied by git
+# am, one config, and incremental builds of both.
 #
 # Layout under $(kernel_workspace):
-#   stock/          source, git repo, branch baseline   (out/ = O= build dir)
+#   stock/          source, git repo, branch stock      (out/ = O= build dir)
 #   patched/        git worktree, branch patched        (out/ = O= build dir)
 #   state/          stamps: config, series applied, build keys
 # The debug flavour (VRB_KERNEL_FLAVOUR=debug: KASAN, lockdep, ...) builds
@@ -83,6 +85,36 @@ kernel_unpack() {
 
 kernel_version() {
 	cat "$(kernel_workspace)/state/kernelversion"
+}
+
+# kernel_apply_aids: make the stock tree = baseline + patches/BASE/aids/
+# (branch stock). Refuses to throw away uncommitted edits in the stock tree.
+kernel_apply_aids() {
+	local w want have list p out
+	w=$(kernel_workspace)
+	list=$(series_aids "$VRB_PATCHES")
+	want=$(patches_hash <<<"$list")
+	have=$(cat "$w/state/stock-aids" 2>/dev/null || true)
+	if [ "$want" = "$have" ] && [ "$(kgit -C "$w/stock" symbolic-ref -q --short HEAD)" = stock ]; then
+		log "${VRB_PATCHES#"$VRB_ROOT"/}/aids/ unchanged ($want): stock tree reused"
+		return 0
+	fi
+	[ -z "$(kgit -C "$w/stock" status --porcelain -uno)" ] ||
+		die "the stock tree $w/stock has uncommitted changes: remove them (git -C $w/stock checkout -f)"
+	rm -f "$w/state/stock-aids"
+	kgit -C "$w/stock" am --abort >/dev/null 2>&1 || true
+	kgit -C "$w/stock" checkout -q -f -B stock baseline
+	while IFS= read -r p; do
+		[ -n "$p" ] || continue
+		if ! out=$(kgit -C "$w/stock" am -q --keep-cr "$p" 2>&1); then
+			kgit -C "$w/stock" am --abort >/dev/null 2>&1 || true
+			kgit -C "$w/stock" checkout -q -f -B stock baseline
+			printf '%s\n' "$out" >&2
+			die "aid ${p#"$VRB_PATCHES"/} does not apply to Linux $(kernel_version) ($(kernel_debver))"
+		fi
+		log "stock tree: applied ${p#"$VRB_PATCHES"/}"
+	done <<<"$list"
+	echo "$want" >"$w/state/stock-aids"
 }
 
 # kernel_apply_series [--force]: make the patched worktree = baseline +
@@ -323,7 +355,7 @@ kernel_build() {
 		echo "release=$(cat "$out/include/config/kernel.release")"
 		echo "uts_version=$(sed -n 's/^#define UTS_VERSION "\(.*\)"$/\1/p' "$out/include/generated/utsversion.h" 2>/dev/null || true)"
 		echo "head=$(kgit -C "$src" rev-parse HEAD)"
-		echo "series=$(if [ "$variant" = stock ]; then echo none; else cat "$w/state/series"; fi)"
+		echo "series=$(if [ "$variant" = stock ]; then echo "aids $(cat "$w/state/stock-aids")"; else cat "$w/state/series"; fi)"
 		echo "config_hash=$(kernel_config_hash)"
 		echo "build_seconds=$secs"
 		echo "make=${vars[*]}"

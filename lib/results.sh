@@ -87,6 +87,7 @@ results_meta() {
 		printf 'kernel_source: %s (not built by the harness)\n' "$VRB_META_KERNEL_DIR"
 		printf 'kernel_version: %s\n' "${VRB_META_KERNEL_RELEASE:-unknown}"
 		printf 'series_hash: unknown (a kernel the harness did not build)\n'
+		printf 'aids_hash: unknown (a kernel the harness did not build)\n'
 		printf 'kernel_flavour: unknown (a kernel the harness did not build)\n'
 		if [ -f "${VRB_META_KERNEL_CONFIG:-}" ]; then
 			printf 'config_hash: %s\n' "$(sha256_of "$VRB_META_KERNEL_CONFIG" | cut -c1-12)"
@@ -97,6 +98,7 @@ results_meta() {
 		printf 'kernel_source: %s %s\n' "$VRB_KERNEL_PKG" "$(kernel_debver)"
 		printf 'kernel_version: %s\n' "$(kernel_version 2>/dev/null || echo 'not built')"
 		printf 'series_hash: %s\n' "$(series_hash "$VRB_PATCHES")"
+		printf 'aids_hash: %s (the stock kernel carries these)\n' "$(aids_hash "$VRB_PATCHES")"
 		printf 'kernel_flavour: %s\n' "$(kernel_flavour)"
 		printf 'config_hash: %s\n' "$(kernel_config_hash 2>/dev/null || echo none)"
 	fi

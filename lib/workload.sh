@@ -10,6 +10,26 @@ setting_kernel() {
 	if [ "${1%_aa}" = stock ]; then echo stock; else echo patched; fi
 }
 
+# refill_knobs NAME: the virtio_net knobs a refill setting of workloads B
+# and C sets ("-": none): stock (the stock kernel), auto, legacy, mnN (0-64),
+# capN (the benchmark-only refill_max), each also as NAME_aa.
+refill_knobs() {
+	case $(aa_base "$1") in
+	stock) echo - ;;
+	auto) echo "min_numfree=auto refill_max=0" ;;
+	legacy) echo "min_numfree=legacy refill_max=0" ;;
+	mn[0-9]*)
+		check_range "setting $1" "$(aa_base "${1#mn}")" 0 64 >/dev/null
+		echo "min_numfree=$(aa_base "${1#mn}") refill_max=0"
+		;;
+	cap[0-9]*)
+		check_range "setting $1" "$(aa_base "${1#cap}")" 1 32768 >/dev/null
+		echo "min_numfree=auto refill_max=$(aa_base "${1#cap}")"
+		;;
+	*) die "unknown setting '$1' (stock, auto, legacy, mnN, capN, each also as NAME_aa)" ;;
+	esac
+}
+
 # with_aa REF NO_AA SETTINGS...: the settings plus REF_aa (the A/A arm),
 # unless NO_AA is 1 or it is there already. It goes half way round the
 # settings of REF's kernel from REF, so that rotated orders (workload A's,

@@ -74,6 +74,7 @@ main() {
 	# shellcheck disable=SC2086 # variants: a list of words
 	if [ -n "$prepare_only" ]; then kernel_check_space; else kernel_check_space $variants; fi
 	stage "kernel workspace ($(basename "$(kernel_workspace)"))" kernel_unpack
+	stage "measurement aids (stock tree)" kernel_apply_aids
 	stage "patch series" kernel_apply_series "$force"
 	[ -z "$prepare_only" ] || return 0
 	stage "kernel config" kernel_config

@@ -15,6 +15,8 @@ VRB_PROG="summary.sh"
 . "$VRB_ROOT/bench/report/part-a.sh"
 # shellcheck source=bench/report/part-b.sh
 . "$VRB_ROOT/bench/report/part-b.sh"
+# shellcheck source=bench/report/part-c.sh
+. "$VRB_ROOT/bench/report/part-c.sh"
 # shellcheck source=bench/report/part-other.sh
 . "$VRB_ROOT/bench/report/part-other.sh"
 
@@ -22,7 +24,7 @@ usage() {
 	cat <<EOF
 Usage: bench/report/summary.sh [--no-plots] DIR
 
-Writes DIR/summary.md for the result directory DIR (workload A, B,
+Writes DIR/summary.md for the result directory DIR (workload A, B, C,
 ptr_ring, model or boot, told by its files' metadata) and the PNG plots
 it links, in DIR/plots/ (gnuplot). Per cell (tx_queue_len; ring and rate):
 the tables in the seeds' shapes, each setting against the run's reference
@@ -61,7 +63,7 @@ done
 [ -d "$dir" ] || die "$dir: not a directory"
 dir=$(cd "$dir" && pwd)
 
-# workload_of DIR: A, B, ptr_ring, model or boot, from the metadata.
+# workload_of DIR: A, B, C, ptr_ring, model or boot, from the metadata.
 workload_of() {
 	local f w
 	for f in "$1"/trials.csv "$1"/blocks.csv "$1"/raw.csv "$1"/summary.csv "$1"/calib.csv "$1"/boot.csv; do
@@ -70,6 +72,7 @@ workload_of() {
 		case $w in
 		A\ *|A) echo A; return ;;
 		B\ *|B) echo B; return ;;
+		C\ *|C) echo C; return ;;
 		ptr_ring*) echo ptr_ring; return ;;
 		boot*) echo boot; return ;;
 		model*) echo model; return ;;
@@ -97,6 +100,7 @@ main() {
 		case $w in
 		A) summary_a ;;
 		B) summary_b ;;
+		C) summary_c ;;
 		ptr_ring) summary_ptr_ring ;;
 		model) summary_model ;;
 		boot) summary_boot ;;

@@ -284,22 +284,9 @@ build_probe_kdir() {
 	fi
 }
 
-# setting_knobs NAME: the virtio_net knobs a setting sets ("-": none).
+# setting_knobs NAME: the virtio_net knobs a setting sets (lib/workload.sh).
 setting_knobs() {
-	case $(aa_base "$1") in
-	stock) echo - ;;
-	auto) echo "min_numfree=auto refill_max=0" ;;
-	legacy) echo "min_numfree=legacy refill_max=0" ;;
-	mn[0-9]*)
-		check_range "setting $1" "${1#mn}" 0 64 >/dev/null
-		echo "min_numfree=${1#mn} refill_max=0"
-		;;
-	cap[0-9]*)
-		check_range "setting $1" "${1#cap}" 1 32768 >/dev/null
-		echo "min_numfree=auto refill_max=${1#cap}"
-		;;
-	*) die "unknown setting '$1' (stock, auto, legacy, mnN, capN, each also as NAME_aa)" ;;
-	esac
+	refill_knobs "$1"
 }
 
 build() {

@@ -9,7 +9,7 @@ setup() {
 }
 
 @test "every script has a --help that exits 0" {
-	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh scripts/install-deps.sh scripts/check-series.sh scripts/export-series.sh bench/ptr_ring/sweep.sh bench/vhost_src/run-b.sh bench/vhost_drv/run-a.sh bench/ringsim/run-model.sh bench/report/summary.sh bench/report/compare-runs.sh scripts/check-digest.sh; do
+	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh scripts/install-deps.sh scripts/check-series.sh scripts/export-series.sh bench/ptr_ring/sweep.sh bench/vhost_src/run-b.sh bench/vhost_drv/run-a.sh bench/vdpa_gen/run-c.sh bench/ringsim/run-model.sh bench/report/summary.sh bench/report/compare-runs.sh scripts/check-digest.sh; do
 		run "$VRB_ROOT/$s" --help
 		[ "$status" -eq 0 ]
 		[[ "$output" == Usage:* ]]
@@ -17,7 +17,7 @@ setup() {
 }
 
 @test "an unknown option is refused by every script" {
-	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh scripts/install-deps.sh scripts/check-series.sh scripts/export-series.sh bench/ptr_ring/sweep.sh bench/vhost_src/run-b.sh bench/vhost_drv/run-a.sh bench/ringsim/run-model.sh bench/report/summary.sh bench/report/compare-runs.sh scripts/check-digest.sh; do
+	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh scripts/install-deps.sh scripts/check-series.sh scripts/export-series.sh bench/ptr_ring/sweep.sh bench/vhost_src/run-b.sh bench/vhost_drv/run-a.sh bench/vdpa_gen/run-c.sh bench/ringsim/run-model.sh bench/report/summary.sh bench/report/compare-runs.sh scripts/check-digest.sh; do
 		run "$VRB_ROOT/$s" --no-such-option
 		[ "$status" -ne 0 ]
 		[[ "$output" == *"unknown option '--no-such-option'"* ]]
@@ -51,7 +51,7 @@ setup() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# every workload of the default set, in order, numbered, each with its minutes
-	[ "$(awk '{ print $1 $3 }' <<<"$output" | tr '\n' ' ')" = "1:boot 2:ptr_ring 3:A 4:B 5:B " ]
+	[ "$(awk '{ print $1 $3 }' <<<"$output" | tr '\n' ' ')" = "1:boot 2:ptr_ring 3:A 4:B 5:B 6:C " ]
 	grep -q -- '^5: [0-9]* B --design boots .* --ndr-steps 3$' <<<"$output"
 	grep -q '^3: [0-9]* A --settings stock\\ b1\\ b16\\ b64\\ z1b64\\ zqb64 --txqlens 500 --repeats 6 ' <<<"$output"
 	# full: one B step per ring, then the zero-loss search; numbers kept when filtered
@@ -63,9 +63,14 @@ setup() {
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps "7 3"
 	[ "$status" -eq 0 ]
 	[ "$(cut -d: -f1 <<<"$output" | tr '\n' ' ')" = "7 3 " ]
-	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps 9
+	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps 11
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"--steps must be an integer from 1 to 8, not '9'"* ]]
+	[[ "$output" == *"--steps must be an integer from 1 to 10, not '11'"* ]]
+	# seed 003's table in virtual time: one C step per ring
+	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run C
+	[ "$status" -eq 0 ]
+	[ "$(cut -d: -f1 <<<"$output" | tr '\n' ' ')" = "9 10 " ]
+	grep -q -- '^10: .* C .*--rings 1024 .*--seeds 20 ' <<<"$output"
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps 2 B
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"none of them is a step of B"* ]]
@@ -233,6 +238,29 @@ setup() {
 	done
 	run "$VRB_ROOT/bench/vhost_drv/run-a.sh" --check-args --settings "b8 b8_aa" --clock icount
 	[ "$status" -eq 0 ]
+	[ ! -e "$VRB_CACHE" ]
+}
+
+@test "workload C refuses bad rates, rings, bursts, seeds and unknown stall regimes or tables before anything runs" {
+	local a
+	for a in "--rates 0" "--rates x" "--rates 11" "--rings 300" "--rings 1" "--burst 512" "--burst 0" "--seeds 1" \
+		"--frames 99" "--len 59" "--jitter 101" "--capacity 0" "--stalls x" "--stalls none:1" "--stalls exp:0:10" \
+		"--stalls exp:100:0" "--stalls table:nosuch:10" "--stalls 'table:../x:10'" "--settings b8" "--settings 'auto auto'" \
+		"--ref mn9 --settings auto"; do
+		run bash -c "\"$VRB_ROOT/bench/vdpa_gen/run-c.sh\" --check-args $a"
+		echo "C $a: $output"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"run-c.sh: error: "* ]]
+	done
+	run "$VRB_ROOT/bench/vdpa_gen/run-c.sh" --check-args --stalls table:nosuch:10
+	[[ "$output" == *"unknown stall table 'nosuch'"* ]]
+	run "$VRB_ROOT/bench/vdpa_gen/run-c.sh" --check-args --burst 512 --rings "256 1024"
+	[[ "$output" == *"--burst 512 is larger than ring 256"* ]]
+	run "$VRB_ROOT/bench/vdpa_gen/run-c.sh" --check-args --settings "stock auto mn16_aa" --rings 512 --stalls "none exp:50:1000"
+	[ "$status" -eq 0 ]
+	run "$VRB_ROOT/run-bench.sh" C --repeats 2
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"C: its units are seeds"* ]]
 	[ ! -e "$VRB_CACHE" ]
 }
 

@@ -1,0 +1,108 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2016 # awk expressions in single quotes
+# shellcheck disable=SC2154 # dir, plot_dir, plots, verdicts_md, plots_md: set by summary.sh
+# summary.md for workload C (bench/vdpa_gen/run-c.sh): per cell (ring, rate,
+# stall regime), each setting's drops against the reference, paired by
+# seed, with the A/A arm as the noise floor; refills and starved polls
+# per 1000 frames (the mechanism); plots of drop % and refills against rate.
+
+# c_cells: "ring,rate_frac,regime" lines, in the run's order.
+c_cells() {
+	grep -v '^#' "$dir/trials.csv" | awk -F, 'NR > 1 && !seen[$3 "," $4 "," $6]++ { print $3 "," $4 "," $6 }'
+}
+
+# c_means: "setting,ring,rate_frac,regime,drop_pct,refills_per_1k,starved_per_1k,gen_ns_per_frame" per
+# setting and cell: means over the seeds.
+c_means() {
+	grep -v '^#' "$dir/trials.csv" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ k = $c["setting"] "," $c["ring"] "," $c["rate_frac"] "," $c["regime"]
+		  if (!(k in n)) o[++m] = k
+		  n[k]++; d[k] += $c["drop_pct"]; g[k] += $c["gen_ns_per_frame"]
+		  if ($c["refills"] != "") { r[k] += 1000 * $c["refills"] / $c["offered"]; s[k] += 1000 * $c["starved_polls"] / $c["offered"]; nr[k]++ } }
+		END { for (i = 1; i <= m; i++) { k = o[i]
+			printf "%s,%.4f,%s,%s,%.0f\n", k, d[k] / n[k], nr[k] ? sprintf("%.3f", r[k] / nr[k]) : "", nr[k] ? sprintf("%.4f", s[k] / nr[k]) : "", g[k] / n[k] } }'
+}
+
+# c_headline: what the run shows, generated from verdicts.csv.
+c_headline() {
+	local v=$dir/verdicts.csv ref aa
+	ref=$(meta "$dir/trials.csv" reference)
+	aa=$(meta "$dir/trials.csv" aa_arm)
+	echo "## Headline"
+	echo
+	echo "- Design: $(meta "$dir/trials.csv" seeds) seeds per cell (the unit), the same seeds for every setting, other seeds for the A/A arm ($aa); one boot per setting, a fresh device per trial; capacity $(meta "$dir/trials.csv" capacity_pps) frames/s of guest time; rates $(meta "$dir/trials.csv" rates) of it; rings $(meta "$dir/trials.csv" rings); stall regimes $(meta "$dir/trials.csv" stall_regimes)."
+	grep -v '^#' "$v" | awk -F, -v aa="$aa" 'NR > 1 && $1 ~ /^drop_pct / && $2 == aa && $7 != "" {
+			w = 100 * ($8 - $7); if (w > mx) mx = w; n++; if ($12 ~ /DIFFERS/) bad++ }
+		END { if (n) printf "- Noise floor: the A/A arm'"'"'s 95 %% interval of the drop ratio spans at most %.1f %% (widest cell); it excluded 1 (a difference where there is none) in %d of the %d cells that drop.\n", mx, bad, n }'
+	grep -v '^#' "$v" | awk -F, -v ref="$ref" -v aa="$aa" 'NR > 1 && $1 ~ /^drop_pct / && $2 != ref && $2 != aa && $12 ~ /^(better|worse)/ && $12 !~ /not trusted/ {
+			sub(/^drop_pct /, "", $1); printf "- %s drops %.3fx %s'"'"'s [%.3f, %.3f] at %s: %s.\n", $2, $6, ref, $7, $8, $1, $12; n++ }
+		END { if (!n) print "- No setting'"'"'s drops differ from the reference beyond its interval in any cell." }'
+	grep -v '^#' "$v" | awk -F, -v ref="$ref" -v aa="$aa" 'NR > 1 && $1 ~ /^refills\/1k / && $2 != ref && $2 != aa && $6 != "" {
+			if (!($2 in lo) || $6 < lo[$2]) lo[$2] = $6; if (!($2 in hi) || $6 > hi[$2]) hi[$2] = $6 }
+		END { for (s in lo) printf "- Mechanism: %s refills %.3f-%.3fx as often per frame as %s over the cells.\n", s, lo[s], hi[s], ref }'
+	echo "- Each verdict is per cell at 95 %, not corrected for the number of cells (the verdicts list says how many were made)."
+	echo
+}
+
+summary_c() {
+	local f=$dir/trials.csv ring rate regime ref means rows
+	ref=$(meta "$f" reference)
+	echo "# Workload C: $(meta "$f" command)"
+	echo
+	c_headline
+	echo "## Cells"
+	echo
+	echo "Means over the seeds; ratios to $ref paired by seed with 95 % bootstrap intervals; the A/A arm's interval is the cell's noise floor."
+	echo
+	means=$(c_means)
+	while IFS=, read -r ring rate regime; do
+		rows=$(grep -v '^#' "$dir/verdicts.csv" | grep " r$ring x$rate $regime," || true)
+		echo "### Ring $ring, ${rate}x capacity, stalls $regime"
+		echo
+		echo "| setting | drop % | ratio to $ref [95 % CI] | verdict | refills / 1000 frames | starved polls / 1000 frames | generator ns / frame |"
+		echo "|---|---|---|---|---|---|---|"
+		while IFS=, read -r s _ _ _ d rf sp g; do
+			local rd
+			rd=$(grep "^drop_pct r$ring x$rate $regime,$s," <<<"$rows" || true)
+			echo "| $s | $d | $(ratio_cell "$rd") | $(cut -d, -f12 <<<"$rd") | ${rf:--} | ${sp:--} | $g |"
+		done < <(awk -F, -v r="$ring" -v x="$rate" -v g="$regime" '$2 == r && $3 == x && $4 == g' <<<"$means")
+		echo
+		grep '^drop_pct ' <<<"$rows" | while IFS= read -r row; do words "$row" "ring $ring, ${rate}x capacity, stalls $regime" "$ref"; done >>"$verdicts_md"
+	done < <(c_cells)
+	[ "$plots" = 0 ] || c_plots "$means"
+	echo "## Run"
+	echo
+	md_meta "$f"
+	echo
+	echo "Files: [trials.csv](trials.csv) (one row per trial), [verdicts.csv](verdicts.csv), [tables.txt](tables.txt), [capacity.txt](capacity.txt), stalls/ (the schedules), boots/ (the guests' logs)."
+	echo
+}
+
+# c_plots MEANS: drop % and refills per 1000 frames against rate, one line
+# per setting, a plot per ring and stall regime.
+c_plots() {
+	local means=$1 ring regime s cmd metric col label run
+	run=$(basename "$dir")
+	while IFS=, read -r ring regime; do
+		for metric in drop refills; do
+			case $metric in
+			drop) col=5 label='drop % (mean over seeds)' ;;
+			refills) col=6 label='refills per 1000 frames (mean over seeds)' ;;
+			esac
+			cmd=""
+			while IFS= read -r s; do
+				awk -F, -v s="$s" -v r="$ring" -v g="$regime" -v c="$col" '$1 == s && $2 == r && $4 == g && $c != "" { print $3, $c }' \
+					<<<"$means" | sort -g >"$plot_dir/c-$s.dat"
+				[ -s "$plot_dir/c-$s.dat" ] || continue
+				cmd+="${cmd:+, }'$plot_dir/c-$s.dat' using 1:2 with linespoints title '$s'"
+			done < <(cut -d, -f1 <<<"$means" | awk '!seen[$0]++')
+			[ -n "$cmd" ] || continue
+			local png="C-$metric-r$ring-${regime//:/_}.png"
+			plot "$plot_dir/$png" "set title '$run: ring $ring, stalls $regime: $label'
+set xlabel 'offered rate, fraction of capacity'; set ylabel '$label'; set yrange [0:*]
+plot $cmd"
+			rm -f "$plot_dir"/c-*.dat
+			[ ! -f "$plot_dir/$png" ] || plots_md+=("![$png](plots/$png)")
+		done
+	done < <(c_cells | awk -F, '!seen[$1 "," $3]++ { print $1 "," $3 }')
+}

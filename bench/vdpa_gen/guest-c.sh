@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Workload C, inside the guest (1 vCPU, icount): the vdpa_sim_net device
+# with the suite's rx generator, driven by this kernel's virtio_net. Every
+# trial is a fresh device (vdpa dev add/del), so trials do not share a ring.
+#   capacity RING KNOBS BURST FRAMES
+#       the highest rate (frames/s of guest time) that drops at most 0.1 %
+#       with no stalls (one seed, bisection on a log scale, 10 steps from
+#       10000 to 5000000): prints "capacity=RATE"
+#   trials KNOBS BURST LEN JITTER FRAMES TRIAL...
+#       TRIAL: ID:RING:RATE:SEED:STALLS (STALLS: a schedule file, or -);
+#       prints "trial=ID gen_...=... rx=... <virtio_net's rx queue 0
+#       counters>" per trial
+# KNOBS: the patched kernel's per-queue knobs ("min_numfree=16"), or -.
+set -euo pipefail
+# shellcheck source=bench/guest/vdpagen.sh
+. "$(dirname "$0")/../guest/vdpagen.sh"
+# shellcheck source=bench/guest/virtio.sh
+. "$(dirname "$0")/../guest/virtio.sh"
+
+# trial ID RING RATE SEED STALLS KNOBS BURST LEN JITTER FRAMES
+trial() {
+	local rx0
+	vg_add "$2"
+	VN_IFACE=$VG_IFACE
+	vn_set_knobs "$6" >/dev/null
+	vg_set rate "$3"
+	vg_set seed "$4"
+	vg_set burst "$7"
+	vg_set len "$8"
+	vg_set jitter "$9"
+	vg_set frames "${10}"
+	vg_stalls "$5"
+	rx0=$(vn_rx)
+	vg_run
+	vn_wait_quiet 0.05 3
+	echo "trial=$1 $(vg_stats) rx=$(($(vn_rx) - rx0)) $(vn_counters | grep -v '^rx=' | tr '\n' ' ' | sed 's/ $//')"
+	vg_del
+}
+
+# drop_ppm LINE: dropped frames per million offered in a trial line.
+drop_ppm() {
+	awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+		END { print int(1e6 * v["gen_dropped"] / v["gen_offered"]) }' <<<"$1"
+}
+
+capacity() {
+	local ring=$1 knobs=$2 burst=$3 frames=$4 lo=10000 hi=5000000 mid step line
+	for step in $(seq 10); do
+		mid=$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%d", sqrt(a * b) }')
+		line=$(trial "c$step" "$ring" "$mid" 1 - "$knobs" "$burst" 64 50 "$frames")
+		echo "capacity step $step: rate $mid: drop $(drop_ppm "$line") ppm" >&2
+		if [ "$(drop_ppm "$line")" -le 1000 ]; then lo=$mid; else hi=$mid; fi
+	done
+	echo "capacity=$lo"
+}
+
+case ${1:-} in
+capacity)
+	[ $# -eq 5 ] || { echo "usage: $0 capacity RING KNOBS BURST FRAMES" >&2; exit 2; }
+	capacity "$2" "$3" "$4" "$5"
+	;;
+trials)
+	[ $# -ge 7 ] || { echo "usage: $0 trials KNOBS BURST LEN JITTER FRAMES TRIAL..." >&2; exit 2; }
+	knobs=$2 burst=$3 len=$4 jitter=$5 frames=$6
+	shift 6
+	for t in "$@"; do
+		IFS=: read -r id ring rate seed stalls <<<"$t"
+		trial "$id" "$ring" "$rate" "$seed" "$stalls" "$knobs" "$burst" "$len" "$jitter" "$frames"
+	done
+	;;
+*) echo "usage: $0 capacity ... | trials ..." >&2; exit 2 ;;
+esac

@@ -1,0 +1,353 @@
+#!/usr/bin/env bash
+# Workload C: the guest's own virtio_net receive path in virtual time. In a
+# 1-vCPU icount guest the software vDPA net device's rx generator (the
+# suite's aid, carried by both kernels) offers frames at a set rate of guest
+# time with seeded jitter and seeded stalls (NAPI held off); it counts every
+# frame as delivered or dropped for want of an rx buffer, exactly.
+set -euo pipefail
+VRB_PROG="run-c.sh"
+export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$@")}"
+# shellcheck source=lib/functions.sh
+. "$(dirname "$0")/../../lib/functions.sh"
+# shellcheck source=lib/kernel.sh
+. "$VRB_ROOT/lib/kernel.sh"
+# shellcheck source=lib/results.sh
+. "$VRB_ROOT/lib/results.sh"
+# shellcheck source=lib/guest.sh
+. "$VRB_ROOT/lib/guest.sh"
+# shellcheck source=lib/workload.sh
+. "$VRB_ROOT/lib/workload.sh"
+# shellcheck source=lib/stats.sh
+. "$VRB_ROOT/lib/stats.sh"
+
+settings="stock auto legacy mn16 mn64"
+rings="256 1024"
+rates="0.7 0.9 1.0 1.1"
+stall_regimes="none exp:200:100"
+seeds=20
+frames=30000
+burst=32
+len=64
+jitter=50
+capacity=''
+ref=''
+no_aa=0
+out=''
+check_args=''
+meta=() aa=''
+STALL_TABLES=$VRB_ROOT/bench/vdpa_gen/stall-tables
+
+usage() {
+	cat <<EOF
+Usage: bench/vdpa_gen/run-c.sh [options]
+
+Workload C: inside one guest (1 vCPU, QEMU TCG counting instructions: the
+guest's clock is virtual, a run repeats exactly), the software vDPA net
+device offers FRAMES frames to the kernel's own virtio_net at RATE frames a
+second of guest time, in bursts of BURST (gaps uniform within +-JITTER %),
+while seeded stalls hold NAPI off; it counts each frame delivered (an rx
+buffer was there) or dropped (none was). The rates are fractions of the
+guest's capacity, measured first: the highest rate dropping at most 0.1 %
+with no stalls, ring 256, the reference setting. A unit is a seed (the
+jitter and the stall draws): SEEDS per cell, the same seeds for every
+setting, other seeds for the A/A arm (REF_aa). One boot per setting, a
+fresh device per trial.
+
+Writes to DIR: capacity.txt, stalls/ (the schedules), trials.csv (one row
+per trial), verdicts.csv (per cell: each setting's drop % and refills and
+starved polls per 1000 frames against REF, paired by seed, 95 % bootstrap
+intervals, the A/A arm as the noise floor) and tables.txt.
+
+Settings: stock (the stock kernel), auto, legacy, mnN (0-64), capN
+(patched, the per-queue min_numfree / refill_max knobs), each also NAME_aa.
+
+  --settings LIST    (default: "$settings")
+  --rings LIST       rx ring sizes, powers of 2 from 2 to 32768 (default: "$rings")
+  --rates LIST       rates as fractions of capacity, 0.01-10 (default: "$rates")
+  --stalls LIST      stall regimes (default: "$stall_regimes"):
+                       none             no stalls
+                       exp:MEAN_US:N    N a second (Poisson), lengths exponential
+                                        with mean MEAN_US microseconds
+                       table:NAME:N     N a second, lengths drawn from
+                                        bench/vdpa_gen/stall-tables/NAME.txt
+  --seeds N          units per cell, 2-1000 (default: $seeds)
+  --frames N         frames offered per trial, 100-100000000 (default: $frames)
+  --burst N          frames per burst, 1-32768, at most the smallest ring (default: $burst)
+  --len B            Ethernet frame bytes, 60-1514 (default: $len)
+  --jitter P         +- % of the mean gap between bursts, 0-100 (default: $jitter)
+  --capacity PPS     skip the capacity search, use PPS (1-100000000)
+  --ref SETTING      the reference (default: auto if listed, else the first)
+  --no-aa            no A/A arm
+  --allow-busy-host  run even when the host is busy (recorded)
+  --out DIR          result dir (default: a new results/<date>-C)
+  --check-args       check the options and exit
+  -h, --help         this text
+
+C stands for one vCPU whose time the generator shares (its cost per frame is
+in trials.csv: gen_ns_per_frame), and a device that never waits: it is not a
+host backend's timing, and not several queues.
+EOF
+}
+
+# stall_tables: the names of the stall tables there are.
+stall_tables() {
+	local t names=()
+	for t in "$STALL_TABLES"/*.txt; do
+		[ -e "$t" ] || continue
+		t=${t##*/}
+		names+=("${t%.txt}")
+	done
+	echo "${names[*]:-none}"
+}
+
+# check_regime R: dies unless R is a stall regime this script knows.
+check_regime() {
+	local a b c
+	IFS=: read -r a b c <<<"$1"
+	case $a in
+	none) [ "$1" = none ] || die "stall regime '$1': none takes no values" ;;
+	exp)
+		check_range "stall regime $1: MEAN_US" "$b" 1 100000 >/dev/null
+		check_range "stall regime $1: stalls a second" "$c" 1 100000 >/dev/null
+		;;
+	table)
+		if ! [[ "$b" =~ ^[A-Za-z0-9_-]+$ ]] || [ ! -f "$STALL_TABLES/$b.txt" ]; then
+			die "stall regime $1: unknown stall table '$b' (known: $(stall_tables))"
+		fi
+		check_range "stall regime $1: stalls a second" "$c" 1 100000 >/dev/null
+		;;
+	*) die "unknown stall regime '$1' (none, exp:MEAN_US:N, table:NAME:N)" ;;
+	esac
+}
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--settings) [ $# -ge 2 ] || die "$1 needs a value"; settings=$2; shift 2 ;;
+		--rings) [ $# -ge 2 ] || die "$1 needs a value"; rings=$2; shift 2 ;;
+		--rates) [ $# -ge 2 ] || die "$1 needs a value"; rates=$2; shift 2 ;;
+		--stalls) [ $# -ge 2 ] || die "$1 needs a value"; stall_regimes=$2; shift 2 ;;
+		--seeds) [ $# -ge 2 ] || die "$1 needs a value"; seeds=$2; shift 2 ;;
+		--frames) [ $# -ge 2 ] || die "$1 needs a value"; frames=$2; shift 2 ;;
+		--burst) [ $# -ge 2 ] || die "$1 needs a value"; burst=$2; shift 2 ;;
+		--len) [ $# -ge 2 ] || die "$1 needs a value"; len=$2; shift 2 ;;
+		--jitter) [ $# -ge 2 ] || die "$1 needs a value"; jitter=$2; shift 2 ;;
+		--capacity) [ $# -ge 2 ] || die "$1 needs a value"; capacity=$2; shift 2 ;;
+		--ref) [ $# -ge 2 ] || die "$1 needs a value"; ref=$2; shift 2 ;;
+		--no-aa) no_aa=1; shift ;;
+		--allow-busy-host) export VRB_ALLOW_BUSY_HOST=1; shift ;;
+		--out) [ $# -ge 2 ] || die "$1 needs a value"; out=$2; shift 2 ;;
+		--check-args) check_args=1; shift ;;
+		-h | --help) usage; exit 0 ;;
+		*) usage >&2; die "unknown option '$1'" ;;
+		esac
+	done
+	local s r f g
+	[ -n "$settings" ] || die "--settings is empty"
+	for s in $settings; do refill_knobs "$s" >/dev/null; done
+	[ -n "$rings" ] || die "--rings is empty"
+	for r in $rings; do
+		check_range --rings "$r" 2 32768
+		[ $((r & (r - 1))) -eq 0 ] || die "--rings: $r is not a power of 2"
+		[ "$burst" -le "$r" ] 2>/dev/null || die "--burst $burst is larger than ring $r: a burst could never be taken whole"
+	done
+	[ -n "$rates" ] || die "--rates is empty"
+	for f in $rates; do
+		if ! [[ "$f" =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! awk -v f="$f" 'BEGIN { exit !(f >= 0.01 && f <= 10) }'; then
+			die "--rates: '$f' is not a fraction of capacity from 0.01 to 10"
+		fi
+	done
+	[ -n "$stall_regimes" ] || die "--stalls is empty"
+	for g in $stall_regimes; do check_regime "$g"; done
+	check_range --seeds "$seeds" 2 1000
+	check_range --frames "$frames" 100 100000000
+	check_range --burst "$burst" 1 32768
+	check_range --len "$len" 60 1514
+	check_range --jitter "$jitter" 0 100
+	[ -z "$capacity" ] || check_range --capacity "$capacity" 1 100000000
+	if [ -z "$ref" ]; then
+		ref=${settings%% *}
+		[[ " $settings " != *" auto "* ]] || ref=auto
+	fi
+	[[ " $settings " == *" $ref "* ]] || die "--ref $ref is not one of the settings ($settings)"
+	# shellcheck disable=SC2086 # a word list
+	settings=$(with_aa "$ref" "$no_aa" $settings)
+	[ "$(tr ' ' '\n' <<<"$settings" | sort | uniq -d)" = "" ] || die "--settings names a setting twice"
+}
+
+build() {
+	make -s -C "$VRB_ROOT/bench/vdpa_gen" BUILD="$VRB_CACHE/vdpa_gen" "$VRB_CACHE/vdpa_gen/stall_sched" >/dev/null
+}
+
+# seed_of SETTING UNIT: the seed of a unit; the A/A arm has its own seeds.
+seed_of() {
+	if [ "$1" = "$aa" ]; then echo $((1000000 + $2)); else echo "$2"; fi
+}
+
+# schedule REGIME SEED DURATION_NS: the stall schedule file ("-": none).
+schedule() {
+	local f a b c dist
+	[ "$1" != none ] || { echo -; return 0; }
+	IFS=: read -r a b c <<<"$1"
+	case $a in
+	exp) dist=exp:$((b * 1000)) ;;
+	table) dist=table:$STALL_TABLES/$b.txt ;;
+	esac
+	f=$out/stalls/${1//:/_}-s$2.txt
+	[ -f "$f" ] || "$VRB_CACHE/vdpa_gen/stall_sched" --seed "$2" --duration-ns "$3" --per-s "$c" \
+		--dist "$dist" >"$f" || die "stall schedule for $1, seed $2 failed"
+	echo "$f"
+}
+
+# guest KERNEL LOG ARGS...: guest-c.sh in the 1-vCPU icount guest.
+guest() {
+	local k=$1 log=$2 rc=0
+	shift 2
+	"$VRB_ROOT/scripts/guest-run.sh" --kernel "$k" --vcpus 1 --clock icount --run-dir "${log%.log}" \
+		--timeout 14400 -- "$VRB_ROOT/bench/vdpa_gen/guest-c.sh" "$@" >"$log" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] || { tail -n 20 "$log" >&2; die "the $k guest failed (status $rc); see $log"; }
+}
+
+measure_capacity() {
+	mkdir -p "$out/boots"
+	guest "$(setting_kernel "$ref")" "$out/boots/capacity.log" capacity 256 \
+		"$(refill_knobs "$ref" | tr ' ' ';')" "$burst" "$frames"
+	capacity=$(sed -n 's/^capacity=//p' "$out/boots/capacity.log")
+	[ -n "$capacity" ] || die "no capacity in $out/boots/capacity.log"
+	grep '^capacity step' "$out/boots/capacity.log" >"$out/capacity.txt"
+	echo "capacity=$capacity" >>"$out/capacity.txt"
+}
+
+TRIAL_COLS="setting,kernel,ring,rate_frac,rate_pps,regime,unit,seed,offered,delivered,dropped,drop_pct,errors,bursts,late,notifies,gen_ns_per_frame,stalls,stall_ns,stall_delay_ns,elapsed_ns,rx,refills,refill_bufs,starved_polls,starvations,kicks,vn_drops"
+
+# row SETTING KERNEL RING FRAC PPS REGIME UNIT SEED LINE: a trials.csv row.
+row() {
+	awk -v pre="$1,$2,$3,$4,$5,$6,$7,$8" '{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		o = v["gen_offered"]
+		printf "%s,%s,%s,%s,%.6f,%s,%s,%s,%s,%.1f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", pre,
+			o, v["gen_delivered"], v["gen_dropped"], o ? 100 * v["gen_dropped"] / o : 0, v["gen_errors"],
+			v["gen_bursts"], v["gen_late"], v["gen_notifies"], o ? v["gen_gen_ns"] / o : 0,
+			v["gen_stalls"], v["gen_stall_ns"], v["gen_stall_delay_ns"], v["gen_elapsed_ns"], v["rx"],
+			v["refills"], v["refill_bufs"], v["starved_polls"], v["starvations"], v["kicks"], v["drops"]
+	}' <<<"$9"
+}
+
+# boot SETTING: one guest running the setting's trials; appends their rows.
+boot() {
+	local s=$1 k r f pps g u seed sched dur trials=() line log
+	k=$(setting_kernel "$s")
+	# the schedules cover the slowest rate's run (a stall after the last
+	# frame is not run)
+	dur=$(awk -v n="$frames" -v c="$capacity" -v m="$(tr ' ' '\n' <<<"$rates" | sort -g | head -n 1)" \
+		'BEGIN { printf "%d", 1e9 * n / (c * m) + 1e6 }')
+	for r in $rings; do
+		for f in $rates; do
+			pps=$(awk -v c="$capacity" -v f="$f" 'BEGIN { printf "%d", c * f }')
+			for g in $stall_regimes; do
+				for u in $(seq "$seeds"); do
+					seed=$(seed_of "$s" "$u")
+					sched=$(schedule "$g" "$seed" "$dur")
+					trials+=("$r-$f-${g//:/_}-$u:$r:$pps:$seed:$sched")
+				done
+			done
+		done
+	done
+	log=$out/boots/$s.log
+	guest "$k" "$log" trials "$(refill_knobs "$s" | tr ' ' ';')" "$burst" "$len" "$jitter" "$frames" "${trials[@]}"
+	for r in $rings; do
+		for f in $rates; do
+			pps=$(awk -v c="$capacity" -v f="$f" 'BEGIN { printf "%d", c * f }')
+			for g in $stall_regimes; do
+				for u in $(seq "$seeds"); do
+					line=$(grep "^trial=$r-$f-${g//:/_}-$u " "$log") || die "$s: no result for ring $r, rate $f, $g, unit $u; see $log"
+					row "$s" "$k" "$r" "$f" "$pps" "$g" "$u" "$(seed_of "$s" "$u")" "$line" >>"$out/trials.csv"
+				done
+			done
+		done
+	done
+}
+
+# verdicts: per cell (ring, rate, regime), every setting against REF,
+# paired by unit (seed): drop %, refills and starved polls per 1000 frames.
+# shellcheck disable=SC2016 # awk expressions
+verdicts() {
+	local r f g cell filt
+	results_csv_open "$out/verdicts.csv" "$STATS_COLS" "${meta[@]}" "unit=seed (per ring, rate, stall regime)"
+	for r in $rings; do
+		for f in $rates; do
+			for g in $stall_regimes; do
+				cell="r$r x$f $g"
+				filt="\$ring == $r && \$rate_frac == \"$f\" && \$regime == \"$g\""
+				{
+					stats_units "$out/trials.csv" '$unit' '$setting' '$drop_pct' "$filt" |
+						stats_compare "drop_pct $cell" lower "$ref" "$aa"
+					stats_units "$out/trials.csv" '$unit' '$setting' 'div(1000 * $refills, $offered)' "$filt && \$refills != \"\"" |
+						stats_compare "refills/1k $cell" "" "$ref" "$aa"
+					stats_units "$out/trials.csv" '$unit' '$setting' 'div(1000 * $starved_polls, $offered)' "$filt && \$starved_polls != \"\"" |
+						stats_compare "starved/1k $cell" "" "$ref" "$aa"
+				} >>"$out/verdicts.csv"
+			done
+		done
+	done
+}
+
+# tables: tables.txt: mean drop % per cell and setting, then the verdicts.
+tables() {
+	{
+		echo "Workload C: $(sed -n 's/^# command: //p' "$out/trials.csv")"
+		echo "capacity $capacity frames/s of guest time (ring 256, $ref, no stalls, <= 0.1 % dropped); $seeds seeds per cell; bursts of $burst, +-$jitter %; $frames frames per trial"
+		echo
+		echo "Mean drop % over seeds (ring, rate as a fraction of capacity, stall regime):"
+		grep -v '^#' "$out/trials.csv" | awk -F, 'NR > 1 {
+				k = sprintf("%6s %5s %-16s", $3, $4, $6); s[k, $1] += $12; n[k, $1]++; K[k]; S[$1] }
+			END {
+				printf "%-29s", "ring  rate  stalls"; for (x in S) { o[++m] = x }
+				for (i = 1; i <= m; i++) printf " %9s", o[i]; print ""
+				for (k in K) { printf "%s", k; for (i = 1; i <= m; i++) printf " %9.3f", s[k, o[i]] / n[k, o[i]]; print "" } }' |
+			sort -k1,1n -k2,2n
+		echo
+		echo "Against $ref, paired by seed (95 % bootstrap intervals; ${aa:-no A/A arm}: the A/A arm, the noise floor):"
+		stats_table "$out/verdicts.csv"
+	} >"$out/tables.txt"
+}
+
+main() {
+	local busy s n=0 t0
+	parse_args "$@"
+	[ -z "$check_args" ] || exit 0
+	[[ " $settings " != *" ${ref}_aa "* ]] || aa=${ref}_aa
+	kernel_check_source
+	busy=$(host_check_quiet)
+	stage "kernels" "$VRB_ROOT/scripts/build-kernels.sh" --variant all
+	stage "build stall_sched" build
+	stage "build the statistics" stats_build
+	if [ -n "$out" ]; then out=$(results_claim "$out"); else out=$(results_new_dir C); fi
+	mkdir -p "$out/stalls" "$out/boots"
+	if [ -z "$capacity" ]; then
+		stage "capacity (ring 256, $ref)" measure_capacity
+	else
+		echo "capacity=$capacity (given: --capacity)" >"$out/capacity.txt"
+	fi
+	log "C: capacity $capacity frames/s of guest time"
+	meta=("workload=C (vdpa_sim_net rx generator -> virtio_net, in one guest)"
+		"accel=tcg icount: instructions counted, virtual time" "clock=icount" "guest_vcpus=1"
+		"settings=$settings" "reference=$ref" "aa_arm=${aa:-none}" "rings=$rings" "rates=$rates"
+		"capacity_pps=$capacity" "stall_regimes=$stall_regimes" "seeds=$seeds" "frames=$frames"
+		"burst=$burst" "frame_len=$len" "jitter_pct=$jitter" "host_busy_cpus_at_start=$busy")
+	results_csv_open "$out/trials.csv" "$TRIAL_COLS" "${meta[@]}"
+	t0=$(now)
+	for s in $settings; do
+		n=$((n + 1))
+		log "C: boot $n/$(wc -w <<<"$settings"): $s$(progress_eta $((n - 1)) "$(wc -w <<<"$settings")" "$t0")"
+		boot "$s"
+	done
+	verdicts
+	tables
+	cat "$out/tables.txt" >&2
+	out=$(results_finish "$out")
+	log "C: results in $out"
+}
+
+trap 'vrb_exit_report $?' EXIT
+main "$@"

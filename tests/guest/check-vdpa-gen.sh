@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Runs inside the guest, as root: workload C's device (vdpa_sim_net with the
+# suite's rx generator, driven by the kernel's virtio_net) seen from
+# userspace.
+#   checks  bad values refused (EINVAL, the old value kept; EBUSY while
+#           running; a burst larger than the ring and an impossible pace
+#           refused at start, nothing started), a stall schedule taken or
+#           refused whole; then a seeded run with stalls: every frame
+#           offered is delivered or dropped, errors 0, virtio_net received
+#           every delivered frame, the stalls ran and made the ring drop.
+#   run     one seeded run (RATE BURST FRAMES SEED RING STALLS): prints its
+#           counters and virtio_net's on a "result" line, for the repeat
+#           test (two boots, the same line).
+# Usage: check-vdpa-gen.sh checks
+#        check-vdpa-gen.sh run RATE BURST FRAMES SEED RING STALLS_FILE|-
+set -euo pipefail
+# shellcheck source=bench/guest/vdpagen.sh
+. "$(dirname "$0")/../../bench/guest/vdpagen.sh"
+# shellcheck source=bench/guest/virtio.sh
+. "$(dirname "$0")/../../bench/guest/virtio.sh"
+# shellcheck source=tests/guest/checks.sh
+. "$(dirname "$0")/checks.sh"
+
+# fails_with ERRNO_TEXT CMD...: CMD fails and says ERRNO_TEXT.
+fails_with() {
+	local want=$1 err
+	shift
+	if err=$("$@" 2>&1); then
+		echo "  accepted"
+		return 1
+	fi
+	[[ "$err" == *"$want"* ]] || { echo "  error was: $err"; return 1; }
+}
+
+ctl() { echo "$1" >"$VG_DIR/ctl"; }
+# stalls_write TEXT: TEXT (printf %b) into the stalls file in one write
+# (printf may write a line at a time; the kernel takes each write whole).
+stalls_write() {
+	local t rc=0
+	t=$(mktemp)
+	printf '%b' "$1" >"$t"
+	cat "$t" >"$VG_DIR/stalls" || rc=$?
+	rm -f "$t"
+	return "$rc"
+}
+stopped() { [ "$(vg_stat running)" = 0 ]; }
+stall_count() { is "$VG_DIR/stalls" "$1"; }
+
+# seeded RATE BURST FRAMES SEED RING STALLS: one run on a fresh device;
+# prints the result line.
+seeded() {
+	local rx0 rx1
+	vg_add "$5"
+	vn_find_iface "$VG_IFACE"
+	vg_set rate "$1"
+	vg_set burst "$2"
+	vg_set frames "$3"
+	vg_set seed "$4"
+	vg_set jitter 50
+	vg_set len 64
+	vg_stalls "$6"
+	rx0=$(vn_rx)
+	vg_run
+	# NAPI has run by now (the generator's last burst was an interrupt
+	# ago); wait until the count settles anyway
+	vn_wait_quiet 0.05 3
+	rx1=$(vn_rx)
+	echo "result $(vg_stats) rx=$((rx1 - rx0)) $(vn_counters | grep -v '^rx=' | tr '\n' ' ' | sed 's/ $//')"
+	vg_del
+}
+
+# vn_find_iface IFACE: virtio.sh's helpers on IFACE.
+vn_find_iface() { VN_IFACE=$1; }
+
+checks() {
+	local line v off
+	check "queue_max refuses 3 (not a power of 2)" refuses "$VG_QUEUE_MAX" 3
+	check "queue_max refuses 1" refuses "$VG_QUEUE_MAX" 1
+	check "queue_max refuses 65536" refuses "$VG_QUEUE_MAX" 65536
+	check "queue_max takes 512" takes "$VG_QUEUE_MAX" 512
+	vg_add 256
+	check "the device got the ring size set (256)" [ "$(vg_stat ring)" = 256 ]
+	check "rate refuses 0" refuses "$VG_DIR/rate" 0
+	check "burst refuses 0" refuses "$VG_DIR/burst" 0
+	check "len refuses 59" refuses "$VG_DIR/len" 59
+	check "len refuses 1515" refuses "$VG_DIR/len" 1515
+	check "jitter refuses 101" refuses "$VG_DIR/jitter" 101
+	check "frames refuses 0" refuses "$VG_DIR/frames" 0
+	check "rate refuses 'x'" refuses "$VG_DIR/rate" x
+	vg_set frames 1000
+	vg_set rate 10000
+	vg_set burst 257
+	check "a burst larger than the ring (257 > 256) is refused at start" fails_with "Invalid argument" ctl start
+	check "  and nothing started" stopped
+	vg_set burst 1
+	vg_set rate 100000000
+	check "a pace faster than a burst per microsecond is refused at start" fails_with "out of range" ctl start
+	check "  and nothing started" stopped
+	check "ctl refuses 'go'" fails_with "Invalid argument" ctl go
+	# the stall schedule: whole writes or nothing
+	echo clear >"$VG_DIR/stalls"
+	check "stalls refuse a malformed line" fails_with "Invalid argument" stalls_write 'abc\n'
+	check "stalls refuse a line without a length" fails_with "Invalid argument" stalls_write '100\n'
+	check "stalls refuse a zero length" fails_with "Invalid argument" stalls_write '100 0\n'
+	check "stalls refuse a stall over 100 ms" fails_with "Invalid argument" stalls_write '100 100000001\n'
+	check "stalls refuse a write without its last newline" fails_with "Invalid argument" stalls_write '100 10'
+	check "stalls refuse unordered lines, all of the write" fails_with "Invalid argument" stalls_write '1000 10\n500 10\n'
+	check "  nothing kept" stall_count 0
+	check "stalls take two ordered lines" stalls_write '1000 10\n2000 10\n'
+	check "  two kept" stall_count 2
+	check "stalls refuse a line overlapping the last one kept" fails_with "Invalid argument" stalls_write '2005 10\n'
+	check "  two kept" stall_count 2
+	echo clear >"$VG_DIR/stalls"
+	check "stalls clear" stall_count 0
+	# busy: a long run, then changes refused
+	vg_set rate 1000
+	vg_set frames 1000000
+	ctl start
+	check "rate refuses a change while running (EBUSY)" fails_with "busy" vg_set rate 2000
+	check "stalls refuse a change while running (EBUSY)" fails_with "busy" stalls_write '1 1\n'
+	check "a second start while running is refused (EBUSY)" fails_with "busy" ctl start
+	ctl stop
+	check "stop stops it" stopped
+	check "  the rate kept" is "$VG_DIR/rate" 1000
+	vg_del
+	# a seeded run with stalls: 10 ms every 20 ms at 100000 frames/s, bursts
+	# of 32: ~1000 frames arrive in a stall, the 256-entry ring must drop
+	off=$(mktemp)
+	for v in $(seq 5); do echo "$((v * 20000000)) 10000000"; done >"$off"
+	line=$(seeded 100000 32 20000 7 256 "$off")
+	echo "  $line"
+	v() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<" $line"; }
+	check "every frame offered (20000)" [ "$(v gen_offered)" = 20000 ]
+	check "offered = delivered + dropped" [ "$(v gen_offered)" -eq $(($(v gen_delivered) + $(v gen_dropped))) ]
+	check "no descriptor errors" [ "$(v gen_errors)" = 0 ]
+	check "virtio_net received every delivered frame" [ "$(v rx)" = "$(v gen_delivered)" ]
+	check "the five stalls ran" [ "$(v gen_stalls)" = 5 ]
+	check "each held NAPI off 10 ms or more" [ "$(v gen_stall_ns)" -ge 50000000 ]
+	check "the stalls made the ring drop" [ "$(v gen_dropped)" -gt 0 ]
+	rm -f "$off"
+	checks_done
+}
+
+case ${1:-} in
+checks) checks ;;
+run)
+	[ $# -eq 7 ] || { echo "usage: $0 run RATE BURST FRAMES SEED RING STALLS_FILE|-" >&2; exit 2; }
+	seeded "$2" "$3" "$4" "$5" "$6" "$7"
+	;;
+*) echo "usage: $0 checks | run RATE BURST FRAMES SEED RING STALLS_FILE|-" >&2; exit 2 ;;
+esac
