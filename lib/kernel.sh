@@ -95,13 +95,18 @@ kernel_apply_aids() {
 	list=$(series_aids "$VRB_PATCHES")
 	want=$(patches_hash <<<"$list")
 	have=$(cat "$w/state/stock-aids" 2>/dev/null || true)
+	# what is built as stock is baseline + the aids, nothing made by hand
+	[ -z "$(kgit -C "$w/stock" status --porcelain -uno)" ] ||
+		die "the stock tree $w/stock has uncommitted changes: remove them (git -C $w/stock checkout -f)"
+	if [ -f "$w/state/stock-head" ] && [ "$(kgit -C "$w/stock" rev-parse HEAD)" != "$(cat "$w/state/stock-head")" ]; then
+		die "the stock tree $w/stock has commits not from ${VRB_PATCHES#"$VRB_ROOT"/}/aids/: move them to a branch of your own, then git -C $w/stock checkout -f -B stock $(cat "$w/state/stock-head")"
+	fi
 	if [ "$want" = "$have" ] && [ "$(kgit -C "$w/stock" symbolic-ref -q --short HEAD)" = stock ]; then
+		[ -f "$w/state/stock-head" ] || kgit -C "$w/stock" rev-parse HEAD >"$w/state/stock-head"
 		log "${VRB_PATCHES#"$VRB_ROOT"/}/aids/ unchanged ($want): stock tree reused"
 		return 0
 	fi
-	[ -z "$(kgit -C "$w/stock" status --porcelain -uno)" ] ||
-		die "the stock tree $w/stock has uncommitted changes: remove them (git -C $w/stock checkout -f)"
-	rm -f "$w/state/stock-aids"
+	rm -f "$w/state/stock-aids" "$w/state/stock-head"
 	kgit -C "$w/stock" am --abort >/dev/null 2>&1 || true
 	kgit -C "$w/stock" checkout -q -f -B stock baseline
 	while IFS= read -r p; do
@@ -114,6 +119,7 @@ kernel_apply_aids() {
 		fi
 		log "stock tree: applied ${p#"$VRB_PATCHES"/}"
 	done <<<"$list"
+	kgit -C "$w/stock" rev-parse HEAD >"$w/state/stock-head"
 	echo "$want" >"$w/state/stock-aids"
 }
 

@@ -65,7 +65,7 @@ summary_c() {
 			local rd
 			rd=$(grep "^drop_pct r$ring x$rate $regime,$s," <<<"$rows" || true)
 			echo "| $s | $d | $(ratio_cell "$rd") | $(cut -d, -f12 <<<"$rd") | ${rf:--} | ${sp:--} | $g |"
-		done < <(awk -F, -v r="$ring" -v x="$rate" -v g="$regime" '$2 == r && $3 == x && $4 == g' <<<"$means")
+		done < <(awk -F, -v r="$ring" -v x="$rate" -v g="$regime" '$2 == r && $3 == x "" && $4 == g' <<<"$means")
 		echo
 		grep '^drop_pct ' <<<"$rows" | while IFS= read -r row; do words "$row" "ring $ring, ${rate}x capacity, stalls $regime" "$ref"; done >>"$verdicts_md"
 	done < <(c_cells)

@@ -2,16 +2,18 @@
 # Workload C, inside the guest (1 vCPU, icount): the vdpa_sim_net device
 # with the suite's rx generator, driven by this kernel's virtio_net. Every
 # trial is a fresh device (vdpa dev add/del), so trials do not share a ring.
-#   capacity RING KNOBS BURST FRAMES
+#   capacity RING KNOBS BURST LEN JITTER FRAMES
 #       the highest rate (frames/s of guest time) that drops at most 0.1 %
 #       with no stalls (one seed, bisection on a log scale, 10 steps from
-#       10000 to 5000000): prints "capacity=RATE"
+#       10000 to 5000000): prints "capacity=RATE"; fails if no step passed
 #   trials KNOBS BURST LEN JITTER FRAMES TRIAL...
 #       TRIAL: ID:RING:RATE:SEED:STALLS (STALLS: a schedule file, or -);
 #       prints "trial=ID gen_...=... rx=... <virtio_net's rx queue 0
 #       counters>" per trial
 # KNOBS: the patched kernel's per-queue knobs ("min_numfree=16"), or -.
 set -euo pipefail
+# a failed command inside $(...) fails the script too
+shopt -s inherit_errexit
 # shellcheck source=bench/guest/vdpagen.sh
 . "$(dirname "$0")/../guest/vdpagen.sh"
 # shellcheck source=bench/guest/virtio.sh
@@ -43,21 +45,29 @@ drop_ppm() {
 		END { print int(1e6 * v["gen_dropped"] / v["gen_offered"]) }' <<<"$1"
 }
 
+# field NAME LINE: a trial line's NAME=VALUE.
+field() {
+	tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"
+}
+
 capacity() {
-	local ring=$1 knobs=$2 burst=$3 frames=$4 lo=10000 hi=5000000 mid step line
+	local ring=$1 knobs=$2 burst=$3 len=$4 jitter=$5 frames=$6 lo=10000 hi=5000000 mid step line passed=0
 	for step in $(seq 10); do
 		mid=$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%d", sqrt(a * b) }')
-		line=$(trial "c$step" "$ring" "$mid" 1 - "$knobs" "$burst" 64 50 "$frames")
+		line=$(trial "c$step" "$ring" "$mid" 1 - "$knobs" "$burst" "$len" "$jitter" "$frames")
+		[ "$(field gen_offered "$line")" = "$frames" ] || { echo "guest: capacity step $step did not offer $frames frames: $line" >&2; return 1; }
 		echo "capacity step $step: rate $mid: drop $(drop_ppm "$line") ppm" >&2
-		if [ "$(drop_ppm "$line")" -le 1000 ]; then lo=$mid; else hi=$mid; fi
+		if [ "$(drop_ppm "$line")" -le 1000 ]; then lo=$mid passed=1; else hi=$mid; fi
 	done
+	[ "$passed" = 1 ] || { echo "guest: no rate from 10000 up dropped at most 0.1 %" >&2; return 1; }
+	[ "$lo" -lt 4000000 ] || echo "capacity step: at the search's ceiling (5000000): capacity is higher" >&2
 	echo "capacity=$lo"
 }
 
 case ${1:-} in
 capacity)
-	[ $# -eq 5 ] || { echo "usage: $0 capacity RING KNOBS BURST FRAMES" >&2; exit 2; }
-	capacity "$2" "$3" "$4" "$5"
+	[ $# -eq 7 ] || { echo "usage: $0 capacity RING KNOBS BURST LEN JITTER FRAMES" >&2; exit 2; }
+	capacity "$2" "$3" "$4" "$5" "$6" "$7"
 	;;
 trials)
 	[ $# -ge 7 ] || { echo "usage: $0 trials KNOBS BURST LEN JITTER FRAMES TRIAL..." >&2; exit 2; }

@@ -67,7 +67,7 @@ Settings: stock (the stock kernel), auto, legacy, mnN (0-64), capN
   --stalls LIST      stall regimes (default: "$stall_regimes"):
                        none             no stalls
                        exp:MEAN_US:N    N a second (Poisson), lengths exponential
-                                        with mean MEAN_US microseconds
+                                        with mean MEAN_US microseconds (1-10000)
                        table:NAME:N     N a second, lengths drawn from
                                         bench/vdpa_gen/stall-tables/NAME.txt
   --seeds N          units per cell, 2-1000 (default: $seeds)
@@ -89,6 +89,11 @@ host backend's timing, and not several queues.
 EOF
 }
 
+# uniq_dups: the lines of stdin that occur more than once.
+uniq_dups() {
+	sort | uniq -d
+}
+
 # stall_tables: the names of the stall tables there are.
 stall_tables() {
 	local t names=()
@@ -107,7 +112,9 @@ check_regime() {
 	case $a in
 	none) [ "$1" = none ] || die "stall regime '$1': none takes no values" ;;
 	exp)
-		check_range "stall regime $1: MEAN_US" "$b" 1 100000 >/dev/null
+		# lengths are cut at 100 ms: a larger mean would not be the mean
+		check_range "stall regime $1: MEAN_US" "$b" 1 10000 >/dev/null
+		if [[ "$b" == 0* ]] || [[ "$c" == 0* ]]; then die "stall regime $1: numbers without leading zeros"; fi
 		check_range "stall regime $1: stalls a second" "$c" 1 100000 >/dev/null
 		;;
 	table)
@@ -142,7 +149,16 @@ parse_args() {
 		*) usage >&2; die "unknown option '$1'" ;;
 		esac
 	done
-	local s r f g
+	local s r f g v
+	# no leading zeros: the kernel reads 010 as octal, bash too
+	for v in "$seeds" "$frames" "$burst" "$len" "$jitter" "$capacity" $rings; do
+		[[ "$v" != 0[0-9]* ]] || die "'$v': give numbers without leading zeros"
+	done
+	[ -n "$(series_aids "$VRB_PATCHES")" ] ||
+		die "workload C needs the generator aid (patches/<base>/aids/): base ${VRB_BASE:-6.1} has none"
+	if [ -n "$out" ] && guest_hidden "$out"; then
+		die "--out $out: the guest does not see it (its own tmpfs there), and it reads the stall schedules from it"
+	fi
 	[ -n "$settings" ] || die "--settings is empty"
 	for s in $settings; do refill_knobs "$s" >/dev/null; done
 	[ -n "$rings" ] || die "--rings is empty"
@@ -159,6 +175,10 @@ parse_args() {
 	done
 	[ -n "$stall_regimes" ] || die "--stalls is empty"
 	for g in $stall_regimes; do check_regime "$g"; done
+	# a cell named twice would give a unit two rows
+	[ -z "$(tr ' ' '\n' <<<"$rings" | uniq_dups)" ] || die "--rings names a ring twice"
+	[ -z "$(tr ' ' '\n' <<<"$rates" | awk '{ print $1 + 0 }' | uniq_dups)" ] || die "--rates names a rate twice"
+	[ -z "$(tr ' ' '\n' <<<"$stall_regimes" | uniq_dups)" ] || die "--stalls names a regime twice"
 	check_range --seeds "$seeds" 2 1000
 	check_range --frames "$frames" 100 100000000
 	check_range --burst "$burst" 1 32768
@@ -199,6 +219,18 @@ schedule() {
 	echo "$f"
 }
 
+# check_pace: every rate's mean gap between bursts is one the generator
+# takes (1 us to 1 s).
+check_pace() {
+	local f gap
+	for f in $rates; do
+		gap=$(awk -v c="$capacity" -v f="$f" -v b="$burst" 'BEGIN { printf "%d", 1e9 * b / int(c * f) }')
+		[ "$gap" -ge 1000 ] || die "rate ${f}x capacity ($capacity) with bursts of $burst: a gap of $gap ns between bursts (the generator takes 1 us to 1 s)"
+		[ "$gap" -le 1000000000 ] ||
+			die "rate ${f}x capacity ($capacity) with bursts of $burst: a gap of $gap ns between bursts (the generator takes 1 us to 1 s)"
+	done
+}
+
 # guest KERNEL LOG ARGS...: guest-c.sh in the 1-vCPU icount guest.
 guest() {
 	local k=$1 log=$2 rc=0
@@ -208,28 +240,50 @@ guest() {
 	[ "$rc" -eq 0 ] || { tail -n 20 "$log" >&2; die "the $k guest failed (status $rc); see $log"; }
 }
 
-measure_capacity() {
-	mkdir -p "$out/boots"
-	guest "$(setting_kernel "$ref")" "$out/boots/capacity.log" capacity 256 \
-		"$(refill_knobs "$ref" | tr ' ' ';')" "$burst" "$frames"
-	capacity=$(sed -n 's/^capacity=//p' "$out/boots/capacity.log")
-	[ -n "$capacity" ] || die "no capacity in $out/boots/capacity.log"
-	grep '^capacity step' "$out/boots/capacity.log" >"$out/capacity.txt"
-	echo "capacity=$capacity" >>"$out/capacity.txt"
+# capacity_ring: the ring the capacity is measured on: 256, or the
+# smallest ring of the run that takes a whole burst.
+capacity_ring() {
+	if [ "$burst" -le 256 ]; then echo 256; else tr ' ' '\n' <<<"$rings" | sort -n | awk -v b="$burst" '$1 >= b { print; exit }'; fi
 }
 
-TRIAL_COLS="setting,kernel,ring,rate_frac,rate_pps,regime,unit,seed,offered,delivered,dropped,drop_pct,errors,bursts,late,notifies,gen_ns_per_frame,stalls,stall_ns,stall_delay_ns,elapsed_ns,rx,refills,refill_bufs,starved_polls,starvations,kicks,vn_drops"
+measure_capacity() {
+	mkdir -p "$out/boots"
+	guest "$(setting_kernel "$ref")" "$out/boots/capacity.log" capacity "$(capacity_ring)" \
+		"$(refill_knobs "$ref" | tr ' ' ';')" "$burst" "$len" "$jitter" "$frames"
+	capacity=$(sed -n 's/^capacity=//p' "$out/boots/capacity.log")
+	[ -n "$capacity" ] || die "no capacity in $out/boots/capacity.log"
+	{
+		echo "ring=$(capacity_ring) setting=$ref burst=$burst len=$len jitter=$jitter frames=$frames"
+		grep '^capacity step' "$out/boots/capacity.log"
+		echo "capacity=$capacity"
+	} >"$out/capacity.txt"
+}
+
+TRIAL_COLS="setting,kernel,ring,rate_frac,rate_pps,regime,unit,seed,offered,delivered,dropped,drop_pct,errors,bursts,late,resyncs,notifies,gen_ns_per_frame,stalls,stall_ns,stall_delay_ns,elapsed_ns,rx,refills,refill_bufs,refill_oom,starved_polls,starvations,kicks,vn_drops"
+
+# check_trial LINE RING: a guest's trial line adds up: every frame offered,
+# offered = delivered + dropped, no descriptor error, the ring asked for,
+# virtio_net received every delivered frame.
+check_trial() {
+	awk -v n="$frames" -v r="$2" '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+		END {
+			if (v["gen_offered"] != n) { print "offered " v["gen_offered"] ", not " n; exit 1 }
+			if (v["gen_delivered"] + v["gen_dropped"] != v["gen_offered"]) { print "delivered + dropped != offered"; exit 1 }
+			if (v["gen_errors"] != 0) { print v["gen_errors"] " descriptor errors"; exit 1 }
+			if (v["gen_ring"] != r) { print "ring " v["gen_ring"] ", not " r; exit 1 }
+			if (v["rx"] != v["gen_delivered"]) { print "virtio_net received " v["rx"] " of " v["gen_delivered"]; exit 1 } }' <<<"$1"
+}
 
 # row SETTING KERNEL RING FRAC PPS REGIME UNIT SEED LINE: a trials.csv row.
 row() {
 	awk -v pre="$1,$2,$3,$4,$5,$6,$7,$8" '{
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 		o = v["gen_offered"]
-		printf "%s,%s,%s,%s,%.6f,%s,%s,%s,%s,%.1f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", pre,
+		printf "%s,%s,%s,%s,%.6f,%s,%s,%s,%s,%s,%.1f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", pre,
 			o, v["gen_delivered"], v["gen_dropped"], o ? 100 * v["gen_dropped"] / o : 0, v["gen_errors"],
-			v["gen_bursts"], v["gen_late"], v["gen_notifies"], o ? v["gen_gen_ns"] / o : 0,
+			v["gen_bursts"], v["gen_late"], v["gen_resyncs"], v["gen_notifies"], o ? v["gen_gen_ns"] / o : 0,
 			v["gen_stalls"], v["gen_stall_ns"], v["gen_stall_delay_ns"], v["gen_elapsed_ns"], v["rx"],
-			v["refills"], v["refill_bufs"], v["starved_polls"], v["starvations"], v["kicks"], v["drops"]
+			v["refills"], v["refill_bufs"], v["refill_oom"], v["starved_polls"], v["starvations"], v["kicks"], v["drops"]
 	}' <<<"$9"
 }
 
@@ -237,10 +291,10 @@ row() {
 boot() {
 	local s=$1 k r f pps g u seed sched dur trials=() line log
 	k=$(setting_kernel "$s")
-	# the schedules cover the slowest rate's run (a stall after the last
-	# frame is not run)
+	# the schedules cover the slowest rate's run and a quarter more (its
+	# jitter; a stall after the last frame is not run)
 	dur=$(awk -v n="$frames" -v c="$capacity" -v m="$(tr ' ' '\n' <<<"$rates" | sort -g | head -n 1)" \
-		'BEGIN { printf "%d", 1e9 * n / (c * m) + 1e6 }')
+		'BEGIN { printf "%d", 1.25e9 * n / (c * m) + 1e6 }')
 	for r in $rings; do
 		for f in $rates; do
 			pps=$(awk -v c="$capacity" -v f="$f" 'BEGIN { printf "%d", c * f }')
@@ -261,6 +315,7 @@ boot() {
 			for g in $stall_regimes; do
 				for u in $(seq "$seeds"); do
 					line=$(grep "^trial=$r-$f-${g//:/_}-$u " "$log") || die "$s: no result for ring $r, rate $f, $g, unit $u; see $log"
+					check_trial "$line" "$r" || die "$s, ring $r, rate $f, $g, unit $u: $(check_trial "$line" "$r" 2>&1 || true); see $log"
 					row "$s" "$k" "$r" "$f" "$pps" "$g" "$u" "$(seed_of "$s" "$u")" "$line" >>"$out/trials.csv"
 				done
 			done
@@ -330,6 +385,7 @@ main() {
 		echo "capacity=$capacity (given: --capacity)" >"$out/capacity.txt"
 	fi
 	log "C: capacity $capacity frames/s of guest time"
+	check_pace
 	meta=("workload=C (vdpa_sim_net rx generator -> virtio_net, in one guest)"
 		"accel=tcg icount: instructions counted, virtual time" "clock=icount" "guest_vcpus=1"
 		"settings=$settings" "reference=$ref" "aa_arm=${aa:-none}" "rings=$rings" "rates=$rates"

@@ -26,7 +26,7 @@ static uint64_t draw_len(const struct sched_spec *spec, struct rng *g)
 
 long sched_make(const struct sched_spec *spec, struct stall *out, size_t max)
 {
-	uint64_t t = 0, end = 0;
+	uint64_t t = 0, end = 0, len;
 	struct rng g;
 	size_t n = 0;
 
@@ -39,12 +39,22 @@ long sched_make(const struct sched_spec *spec, struct stall *out, size_t max)
 		t += rng_exp(&g, 1e9 / spec->per_s);
 		if (t >= spec->duration_ns)
 			break;
+		len = draw_len(spec, &g);
+		/*
+		 * An arrival during a stall lengthens it (two stalls back to
+		 * back would let NAPI poll between them), up to the limit;
+		 * past it, the next stall begins where this one ends.
+		 */
+		if (n && t <= end && out[n - 1].len + len <= SCHED_MAX_LEN_NS) {
+			out[n - 1].len += len;
+			end += len;
+			continue;
+		}
 		if (n == max)
 			return -1;
-		/* an arrival during a stall begins when it ends */
 		out[n].off = t > end ? t : end;
-		out[n].len = draw_len(spec, &g);
-		end = out[n].off + out[n].len;
+		out[n].len = len;
+		end = out[n].off + len;
 		n++;
 	}
 	return (long)n;

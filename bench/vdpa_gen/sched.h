@@ -2,7 +2,7 @@
 /*
  * Workload C's stall schedules: stalls at the times of a Poisson process
  * (a seeded rate per second of guest time), each of a length drawn from a
- * named distribution, laid end to end where they would overlap. The
+ * named distribution; one arriving during another lengthens it. The
  * generator's debugfs "stalls" file takes the result as "<offset_ns>
  * <len_ns>" lines.
  */
@@ -38,7 +38,9 @@ struct stall {
 
 /*
  * Fills out[] (room for max entries) with the schedule of spec, in order of
- * offset, no two overlapping, lengths clamped to 1..SCHED_MAX_LEN_NS.
+ * offset, no two overlapping, each draw clamped to 1..SCHED_MAX_LEN_NS; a
+ * stall arriving during the one before is added to its length while the
+ * sum stays within SCHED_MAX_LEN_NS, else it begins where that one ends.
  * Returns the number of stalls, or -1 if more than max would be needed.
  */
 long sched_make(const struct sched_spec *spec, struct stall *out, size_t max);

@@ -55,31 +55,38 @@ static int test_exp_repeats_and_rates(void)
 	return 0;
 }
 
-static int test_overlap_laid_end_to_end(void)
+static int test_overlap_merged(void)
 {
-	/* stalls much longer than the gaps between arrivals */
+	/* stalls much longer than the gaps between arrivals (1000 a second) */
 	struct sched_spec spec = {
 		.dist = SCHED_EXP, .seed = 1, .duration_ns = 1000000000,
 		.per_s = 1000, .mean_ns = 5000000,
 	};
-	long n = sched_make(&spec, a, MAX), i, pushed = 0;
+	long n = sched_make(&spec, a, MAX), i, full = 0;
 
-	CHECK(n > 500);
+	CHECK(n > 0 && n < 200);
 	CHECK(ordered(a, n));
-	for (i = 1; i < n; i++)
-		pushed += a[i].off == a[i - 1].off + a[i - 1].len;
-	CHECK(pushed > n / 2);
+	for (i = 0; i < n; i++) {
+		CHECK(a[i].len <= SCHED_MAX_LEN_NS);
+		full += a[i].len > SCHED_MAX_LEN_NS / 2;
+	}
+	CHECK(full > 0);
+	/* short stalls, rarely overlapping: hardly any merged */
+	spec.mean_ns = 1000;
+	n = sched_make(&spec, a, MAX);
+	CHECK(n > 900 && n < 1100);
 	return 0;
 }
 
 static int test_table_and_clamp(void)
 {
-	static const uint64_t t[] = { 7, 7000, 250000000 };
+	static const uint64_t t[] = { 7, 7000, 20000 };
+	static const uint64_t big[] = { 250000000 };
 	struct sched_spec spec = {
 		.dist = SCHED_TABLE, .seed = 3, .duration_ns = 10000000000ULL,
 		.per_s = 50, .table = t, .table_len = 3,
 	};
-	long n = sched_make(&spec, a, MAX), i, seen[3] = { 0 };
+	long n = sched_make(&spec, a, MAX), i, seen[3] = { 0 }, other = 0;
 
 	CHECK(n > 300);
 	CHECK(ordered(a, n));
@@ -88,12 +95,21 @@ static int test_table_and_clamp(void)
 			seen[0]++;
 		else if (a[i].len == 7000)
 			seen[1]++;
-		else if (a[i].len == SCHED_MAX_LEN_NS)	/* 250 ms clamped */
+		else if (a[i].len == 20000)
 			seen[2]++;
 		else
-			CHECK(!"a length not from the table");
+			other++;	/* two merged: rare at 50 a second */
 	}
 	CHECK(seen[0] && seen[1] && seen[2]);
+	CHECK(other * 50 < n);
+	/* a length over 100 ms is cut to it, and never merged past it */
+	spec.table = big;
+	spec.table_len = 1;
+	n = sched_make(&spec, a, MAX);
+	CHECK(n > 300);
+	CHECK(ordered(a, n));
+	for (i = 0; i < n; i++)
+		CHECK(a[i].len == SCHED_MAX_LEN_NS);
 	return 0;
 }
 
@@ -116,7 +132,7 @@ int main(void)
 	} tests[] = {
 		{ "no stalls", test_none },
 		{ "exponential: rate, mean, repeats by seed", test_exp_repeats_and_rates },
-		{ "arrivals during a stall are laid after it", test_overlap_laid_end_to_end },
+		{ "arrivals during a stall lengthen it, up to 100 ms", test_overlap_merged },
 		{ "table draws only its lengths, clamped to 100 ms", test_table_and_clamp },
 		{ "more stalls than room is an error", test_too_many },
 	};

@@ -14,6 +14,7 @@
 # Usage: check-vdpa-gen.sh checks
 #        check-vdpa-gen.sh run RATE BURST FRAMES SEED RING STALLS_FILE|-
 set -euo pipefail
+shopt -s inherit_errexit
 # shellcheck source=bench/guest/vdpagen.sh
 . "$(dirname "$0")/../../bench/guest/vdpagen.sh"
 # shellcheck source=bench/guest/virtio.sh
@@ -77,6 +78,7 @@ checks() {
 	check "queue_max refuses 3 (not a power of 2)" refuses "$VG_QUEUE_MAX" 3
 	check "queue_max refuses 1" refuses "$VG_QUEUE_MAX" 1
 	check "queue_max refuses 65536" refuses "$VG_QUEUE_MAX" 65536
+	check "queue_max refuses 16384 (more than the iotlb holds for its buffers)" refuses "$VG_QUEUE_MAX" 16384
 	check "queue_max takes 512" takes "$VG_QUEUE_MAX" 512
 	vg_add 256
 	check "the device got the ring size set (256)" [ "$(vg_stat ring)" = 256 ]
@@ -103,6 +105,9 @@ checks() {
 	check "stalls refuse a line without a length" fails_with "Invalid argument" stalls_write '100\n'
 	check "stalls refuse a zero length" fails_with "Invalid argument" stalls_write '100 0\n'
 	check "stalls refuse a stall over 100 ms" fails_with "Invalid argument" stalls_write '100 100000001\n'
+	check "stalls refuse an offset that does not fit 64 bits" fails_with "Invalid argument" stalls_write '18446744073709551616 10\n'
+	check "stalls refuse an offset beyond an hour" fails_with "Invalid argument" stalls_write '3600000000001 10\n'
+	check "stalls refuse trailing text" fails_with "Invalid argument" stalls_write '100 10 x\n'
 	check "stalls refuse a write without its last newline" fails_with "Invalid argument" stalls_write '100 10'
 	check "stalls refuse unordered lines, all of the write" fails_with "Invalid argument" stalls_write '1000 10\n500 10\n'
 	check "  nothing kept" stall_count 0
