@@ -57,7 +57,7 @@ profile_full() {
 	# seed 003's table in virtual time (workload C): refill rules x 0.7-1.1
 	# of capacity x stall regime, 20 seeds per cell, one step per ring
 	for ring in 256 1024; do
-		step 75 C --settings "stock auto legacy mn16 mn64" --rings "$ring" --rates "0.7 0.9 1.0 1.1" \
+		step 55 C --settings "stock auto legacy mn16 mn64" --rings "$ring" --rates "0.7 0.9 1.0 1.1" \
 			--stalls "none exp:200:100 exp:1000:20" --seeds 20 --frames 20000
 	done
 }
