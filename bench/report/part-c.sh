@@ -83,6 +83,7 @@ summary_c() {
 c_plots() {
 	local means=$1 ring regime s cmd metric col label run
 	run=$(basename "$dir")
+	run=${run%.partial}
 	while IFS=, read -r ring regime; do
 		for metric in drop refills; do
 			case $metric in
