@@ -87,10 +87,31 @@ kernel_version() {
 	cat "$(kernel_workspace)/state/kernelversion"
 }
 
+# kernel_am_onto_baseline TREE BRANCH LIST: BRANCH of TREE reset to
+# baseline, then the patches of LIST (one path a line) applied with git am;
+# on a patch that does not apply, BRANCH is left at baseline and the script
+# dies naming it.
+kernel_am_onto_baseline() {
+	local tree=$1 branch=$2 list=$3 p name out
+	kgit -C "$tree" am --abort >/dev/null 2>&1 || true
+	kgit -C "$tree" checkout -q -f -B "$branch" baseline
+	while IFS= read -r p; do
+		[ -n "$p" ] || continue
+		name=${p#"$VRB_PATCHES"/}
+		if ! out=$(kgit -C "$tree" am -q --keep-cr "$p" 2>&1); then
+			kgit -C "$tree" am --abort >/dev/null 2>&1 || true
+			kgit -C "$tree" checkout -q -f -B "$branch" baseline
+			printf '%s\n' "$out" >&2
+			die "patch $name does not apply to Linux $(kernel_version) ($(kernel_debver))"
+		fi
+		log "$branch tree: applied $name"
+	done <<<"$list"
+}
+
 # kernel_apply_aids: make the stock tree = baseline + patches/BASE/aids/
 # (branch stock). Refuses to throw away uncommitted edits in the stock tree.
 kernel_apply_aids() {
-	local w want have list p out
+	local w want have list
 	w=$(kernel_workspace)
 	list=$(series_aids "$VRB_PATCHES")
 	want=$(patches_hash <<<"$list")
@@ -107,18 +128,7 @@ kernel_apply_aids() {
 		return 0
 	fi
 	rm -f "$w/state/stock-aids" "$w/state/stock-head"
-	kgit -C "$w/stock" am --abort >/dev/null 2>&1 || true
-	kgit -C "$w/stock" checkout -q -f -B stock baseline
-	while IFS= read -r p; do
-		[ -n "$p" ] || continue
-		if ! out=$(kgit -C "$w/stock" am -q --keep-cr "$p" 2>&1); then
-			kgit -C "$w/stock" am --abort >/dev/null 2>&1 || true
-			kgit -C "$w/stock" checkout -q -f -B stock baseline
-			printf '%s\n' "$out" >&2
-			die "aid ${p#"$VRB_PATCHES"/} does not apply to Linux $(kernel_version) ($(kernel_debver))"
-		fi
-		log "stock tree: applied ${p#"$VRB_PATCHES"/}"
-	done <<<"$list"
+	kernel_am_onto_baseline "$w/stock" stock "$list"
 	kgit -C "$w/stock" rev-parse HEAD >"$w/state/stock-head"
 	echo "$want" >"$w/state/stock-aids"
 }
@@ -128,7 +138,7 @@ kernel_apply_aids() {
 # Refuses to throw away edits or commits made by hand in the patched tree
 # unless --force.
 kernel_apply_series() {
-	local force=${1:-} w want have head p name out list
+	local force=${1:-} w want have head list
 	w=$(kernel_workspace)
 	list=$(series_stack "$VRB_PATCHES")
 	want=$(series_hash "$VRB_PATCHES")
@@ -149,19 +159,7 @@ kernel_apply_series() {
 		return 0
 	fi
 	rm -f "$w/state/series" "$w/state/patched-head"
-	kgit -C "$w/patched" am --abort >/dev/null 2>&1 || true
-	kgit -C "$w/patched" checkout -q -f -B patched baseline
-	while IFS= read -r p; do
-		[ -n "$p" ] || continue
-		name=${p#"$VRB_PATCHES"/}
-		if ! out=$(kgit -C "$w/patched" am -q --keep-cr "$p" 2>&1); then
-			kgit -C "$w/patched" am --abort >/dev/null 2>&1 || true
-			kgit -C "$w/patched" checkout -q -f -B patched baseline
-			printf '%s\n' "$out" >&2
-			die "patch $name does not apply to Linux $(kernel_version) ($(kernel_debver))"
-		fi
-		log "applied $name"
-	done <<<"$list"
+	kernel_am_onto_baseline "$w/patched" patched "$list"
 	kgit -C "$w/patched" rev-parse HEAD >"$w/state/patched-head"
 	echo "$want" >"$w/state/series"
 }
