@@ -49,7 +49,7 @@ SOAK_S ?= 300
 BASE612_VM := tests/vm/series.bats tests/vm/smoke.bats tests/vm/kselftest.bats \
 	tests/vm/backpressure.bats tests/vm/vhost-resets.bats tests/vm/ring-knobs.bats \
 	tests/vm/virtio-refill.bats tests/vm/workload-a.bats tests/vm/workload-b.bats \
-	tests/vm/probes.bats
+	tests/vm/probes.bats tests/vm/vdpa-gen.bats
 
 SHELL := /bin/bash
 

@@ -130,10 +130,10 @@ setup() {
 		[ "$output" = "$(printf '%s\n' "$VRB_ROOT/patches/$b/backpressure" "$VRB_ROOT/patches/$b/virtio-net" "$VRB_ROOT/patches/$b/accounting")" ]
 		run series_stack "$VRB_ROOT/patches/$b"
 		[ "$status" -eq 0 ]
-		# the measurement aids (workload C's generator; 6.1 only so far) first
+		# the measurement aids (workload C's generator) first
 		local n_aids
 		n_aids=$(series_aids "$VRB_ROOT/patches/$b" | grep -c . || true)
-		[ "$b" = 6.12 ] || [ "$n_aids" -eq 1 ]
+		[ "$n_aids" -eq 1 ]
 		[[ "${lines[$n_aids]}" == "$VRB_ROOT/patches/$b/backpressure/0001-tun-tap-add-IFF_BACKPRESSURE-flag.patch" ]]
 		[[ "${lines[-1]}" == "$VRB_ROOT/patches/$b/bench/0005-"* ]]
 		# every set has its cover letter, made from its cover-letter.txt
