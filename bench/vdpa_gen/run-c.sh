@@ -105,6 +105,18 @@ stall_tables() {
 	echo "${names[*]:-none}"
 }
 
+# table_hashes: "NAME=HASH ..." of the stall tables the run's regimes use
+# (the table's file may change later; its hash says which one ran), or none.
+table_hashes() {
+	local r a b c hs=()
+	for r in $stall_regimes; do
+		IFS=: read -r a b c <<<"$r"
+		[ "$a" = table ] || continue
+		hs+=("$b=$(sha256sum "$STALL_TABLES/$b.txt" | cut -c1-12)")
+	done
+	echo "${hs[*]:-none}"
+}
+
 # check_regime R: dies unless R is a stall regime this script knows.
 check_regime() {
 	local a b c
@@ -390,7 +402,8 @@ main() {
 		"accel=tcg icount: instructions counted, virtual time" "clock=icount" "guest_vcpus=1"
 		"settings=$settings" "reference=$ref" "aa_arm=${aa:-none}" "rings=$rings" "rates=$rates"
 		"capacity_pps=$capacity" "stall_regimes=$stall_regimes" "seeds=$seeds" "frames=$frames"
-		"burst=$burst" "frame_len=$len" "jitter_pct=$jitter" "host_busy_cpus_at_start=$busy")
+		"burst=$burst" "frame_len=$len" "jitter_pct=$jitter" "host_busy_cpus_at_start=$busy"
+		"stall_tables=$(table_hashes)")
 	results_csv_open "$out/trials.csv" "$TRIAL_COLS" "${meta[@]}"
 	t0=$(now)
 	for s in $settings; do
