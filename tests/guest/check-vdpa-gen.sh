@@ -74,9 +74,12 @@ seeded() {
 vn_find_iface() { VN_IFACE=$1; }
 
 checks() {
-	local line v off
+	local line v off tmpd
+	tmpd=$(mktemp -d)
 	check "queue_max refuses 3 (not a power of 2)" refuses "$VG_QUEUE_MAX" 3
 	check "queue_max refuses 1" refuses "$VG_QUEUE_MAX" 1
+	check "queue_max refuses 32 (virtio_net's tx queue stops for good on small rings)" refuses "$VG_QUEUE_MAX" 32
+	check "queue_max takes 64" takes "$VG_QUEUE_MAX" 64
 	check "queue_max refuses 65536" refuses "$VG_QUEUE_MAX" 65536
 	case $(uname -r) in
 	6.1.*)	# the 6.1 simulator maps every buffer into its iotlb
@@ -132,7 +135,60 @@ checks() {
 	ctl stop
 	check "stop stops it" stopped
 	check "  the rate kept" is "$VG_DIR/rate" 1000
+	# nothing has elapsed before the first burst's slot
+	vg_set delay_ms 5000
+	ctl start
+	check "elapsed_ns is 0 before the first burst's slot" [ "$(vg_stat elapsed_ns)" = 0 ]
+	ctl stop
+	vg_set delay_ms 100
+	# a "run" that "stop" ends early fails: its writer must not take a
+	# short run for a whole one
+	vg_set frames 100000
+	(echo run >"$VG_DIR/ctl") 2>"$tmpd/run.err" &
+	v=$!
+	for off in $(seq 500); do
+		[ "$(vg_stat running)" != 1 ] || break
+		sleep 0.01
+	done
+	ctl stop
+	if wait "$v"; then off=0; else off=1; fi
+	check "a run stopped early fails" [ "$off" = 1 ]
+	check "  with ECANCELED" grep -q "Operation canceled" "$tmpd/run.err"
+	check "  and its frames were not all offered" [ "$(vg_stat offered)" -lt 100000 ]
 	vg_del
+	# the device taken from its driver and given back during a run: frames
+	# are dropped meanwhile, every one counted
+	vg_add 256
+	vg_set rate 100000
+	vg_set burst 32
+	vg_set frames 60000
+	ctl start
+	sleep 0.2
+	echo "$VG_NAME" >/sys/bus/vdpa/drivers/virtio_vdpa/unbind
+	sleep 0.1
+	echo "$VG_NAME" >/sys/bus/vdpa/drivers/virtio_vdpa/bind
+	for off in $(seq 300); do
+		[ "$(vg_stat running)" != 0 ] || break
+		sleep 0.01
+	done
+	check "unbound and bound again during a run: every frame offered" [ "$(vg_stat offered)" = 60000 ]
+	check "  offered = delivered + dropped" \
+		[ "$(vg_stat offered)" -eq $(($(vg_stat delivered) + $(vg_stat dropped))) ]
+	check "  some dropped while unbound" [ "$(vg_stat dropped)" -gt 0 ]
+	vg_del
+	# the device removed while its stall schedule waits for the next stall
+	vg_add 256
+	vg_set frames 100000
+	stalls_write '50000000 20000000\n400000000 20000000\n'
+	ctl start
+	sleep 0.25
+	vg_del
+	check "removed during a run with stalls pending: stopped" stopped
+	check "  offered = delivered + dropped" \
+		[ "$(vg_stat offered)" -eq $(($(vg_stat delivered) + $(vg_stat dropped))) ]
+	check "  the first stall ran, the second did not" [ "$(vg_stat stalls)" = 1 ]
+	check "  a start finds no device" fails_with "No such device" ctl start
+	echo clear >"$VG_DIR/stalls"
 	# a seeded run with stalls: 10 ms every 20 ms at 100000 frames/s, bursts
 	# of 32: ~1000 frames arrive in a stall, the 256-entry ring must drop
 	off=$(mktemp)
@@ -148,6 +204,7 @@ checks() {
 	check "each held NAPI off 10 ms or more" [ "$(v gen_stall_ns)" -ge 50000000 ]
 	check "the stalls made the ring drop" [ "$(v gen_dropped)" -gt 0 ]
 	rm -f "$off"
+	rm -rf "$tmpd"
 	checks_done
 }
 
