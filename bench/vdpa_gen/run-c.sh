@@ -35,7 +35,7 @@ no_aa=0
 out=''
 check_args=''
 meta=() aa=''
-STALL_TABLES=$VRB_ROOT/bench/vdpa_gen/stall-tables
+STALL_TABLES=${VRB_STALL_TABLES:-$VRB_ROOT/bench/vdpa_gen/stall-tables}
 
 usage() {
 	cat <<EOF
@@ -53,8 +53,9 @@ jitter and the stall draws): SEEDS per cell, the same seeds for every
 setting, other seeds for the A/A arm (REF_aa). One boot per setting, a
 fresh device per trial.
 
-Writes to DIR: capacity.txt, stalls/ (the schedules), trials.csv (one row
-per trial), verdicts.csv (per cell: each setting's drop % and refills and
+Writes to DIR: capacity.txt, stalls/ (the schedules, and a copy of each
+stall table they were drawn from), trials.csv (one row per trial),
+verdicts.csv (per cell: each setting's drop % and refills and
 starved polls per 1000 frames against REF, paired by seed, 95 % bootstrap
 intervals, the A/A arm as the noise floor) and tables.txt.
 
@@ -105,14 +106,31 @@ stall_tables() {
 	echo "${names[*]:-none}"
 }
 
-# table_hashes: "NAME=HASH ..." of the stall tables the run's regimes use
-# (the table's file may change later; its hash says which one ran), or none.
-table_hashes() {
-	local r a b c hs=()
+# table_names: the stall tables the run's regimes use, each once.
+table_names() {
+	local r a b c
 	for r in $stall_regimes; do
 		IFS=: read -r a b c <<<"$r"
-		[ "$a" = table ] || continue
-		hs+=("$b=$(sha256sum "$STALL_TABLES/$b.txt" | cut -c1-12)")
+		[ "$a" != table ] || echo "$b"
+	done | sort -u
+}
+
+# copy_tables: the run's own copy of each table it uses (out/stalls/
+# table-NAME.txt), which its schedules are drawn from: the table's file may
+# change later.
+copy_tables() {
+	local b
+	for b in $(table_names); do
+		cp "$STALL_TABLES/$b.txt" "$out/stalls/table-$b.txt"
+	done
+}
+
+# table_hashes: "NAME=HASH ..." of the lengths (comments aside) of the
+# tables the run drew from, or none.
+table_hashes() {
+	local b hs=()
+	for b in $(table_names); do
+		hs+=("$b=$(grep -v '^#' "$out/stalls/table-$b.txt" | sha256sum | cut -c1-12)")
 	done
 	echo "${hs[*]:-none}"
 }
@@ -223,7 +241,7 @@ schedule() {
 	IFS=: read -r a b c <<<"$1"
 	case $a in
 	exp) dist=exp:$((b * 1000)) ;;
-	table) dist=table:$STALL_TABLES/$b.txt ;;
+	table) dist=table:$out/stalls/table-$b.txt ;;
 	esac
 	f=$out/stalls/${1//:/_}-s$2.txt
 	[ -f "$f" ] || "$VRB_CACHE/vdpa_gen/stall_sched" --seed "$2" --duration-ns "$3" --per-s "$c" \
@@ -391,6 +409,7 @@ main() {
 	stage "build the statistics" stats_build
 	if [ -n "$out" ]; then out=$(results_claim "$out"); else out=$(results_new_dir C); fi
 	mkdir -p "$out/stalls" "$out/boots"
+	copy_tables
 	if [ -z "$capacity" ]; then
 		stage "capacity (ring 256, $ref)" measure_capacity
 	else

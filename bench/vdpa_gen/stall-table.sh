@@ -61,10 +61,17 @@ src=$1 name=$2
 [[ "$name" =~ ^[A-Za-z0-9_-]+$ ]] || die "table name '$name': letters, digits, - and _ only"
 dst=$STALL_TABLES/$name.txt
 [ "$force" = 1 ] || [ ! -e "$dst" ] || die "$dst exists (--force replaces it)"
+# the source as the header names it: relative to the repository if inside it
+src=$(realpath "$src")
 
 make -s -C "$VRB_ROOT/bench/ringsim" BUILD="$BUILD" "$BUILD/calib"
-cal=$("$BUILD/calib" "${calib_args[@]}" "$src") ||
-	die "calib found nothing to fit in $src (is it rx_costs output?)"
+rc=0
+cal=$("$BUILD/calib" "${calib_args[@]}" "$src") || rc=$?
+case $rc in
+0) ;;
+1) die "calib found nothing to fit in $src (is it rx_costs output?)" ;;
+*) die "calib refused its options or $src (exit $rc)" ;;
+esac
 summary=$(grep -m1 '^calib: rxq=' <<<"$cal") || die "calib printed no summary for $src"
 kv() { tr ' ' '\n' <<<"$summary" | sed -n "s/^$1=//p"; }
 
@@ -79,25 +86,41 @@ body='{
 	if (mode == "lines") for (j = 0; j < v["count"]; j++) print mid
 }
 END { if (mode == "count") print n + 0, capped + 0 }'
-read -r total capped < <(awk -v max="$MAX_LEN_NS" -v mode=count "$body" <<<"$hist")
+counts=$(awk -v max="$MAX_LEN_NS" -v mode=count "$body" <<<"$hist") || die "counting calib's stalls failed"
+read -r total capped <<<"$counts"
 [ "$total" -le "$MAX_LINES" ] ||
 	die "$total stalls: the generator's schedules draw from at most $MAX_LINES lengths"
+busy=$(kv busy_s) seconds=$(kv seconds)
+per_wall=$(awk -v n="$(kv stalls)" -v s="$seconds" 'BEGIN { printf "%.2f", (s > 0 ? n / s : 0) }')
+made_by=$(printf ' %q' "${calib_args[@]}" "${src#"$VRB_ROOT"/}" "$name")
+header="# Stall lengths (ns) for workload C's regime table:$name:N, one a line.
+# Made by (from the repository's root): bench/vdpa_gen/stall-table.sh$made_by
+# From calib (bench/ringsim) on that rx_costs output: a stall is a poll,
+# refill or gap over stall_factor times its class's median and stall_min_ns
+# above it (time the vCPU lost, or TCG's tail latency: 41-65 us ones are
+# mostly the latter), its length the excess over the median; calib keeps
+# them in buckets about 1.19x wide, here each at its bucket's middle
+# (within about 11 % of the stall's own). Measured there: stalls=$(kv stalls)
+# in seconds=$seconds, of which busy_s=$busy polling, refilling or waiting
+# for a poll (where stalls can be seen): stalls_per_s=$(kv stalls_per_s) of
+# busy time, $per_wall of all time; workload C's N is per second of the
+# guest's time, which at capacity is all busy. Mean stall_ns=$(kv stall_ns),
+# stall_max_ns=$(kv stall_max_ns), ring=$(kv ring), stall_factor=$(kv stall_factor),
+# stall_min_ns=$(kv stall_min_ns). Cut to the generator's 100 ms: $capped."
+lines=$(awk -v max="$MAX_LEN_NS" -v mode=lines "$body" <<<"$hist") || die "writing the lengths failed"
+[ -n "$lines" ] || die "calib found no stalls in $src"
 
 mkdir -p "$STALL_TABLES"
 tmp=$(mktemp "$STALL_TABLES/.$name.XXXXXX")
 trap 'rm -f "$tmp"' EXIT
-{
-	echo "# Stall lengths (ns) for workload C's regime table:$name:N, one a line."
-	echo "# Made by: bench/vdpa_gen/stall-table.sh$(printf ' %s' "${calib_args[@]}" "${src#"$VRB_ROOT"/}" "$name")"
-	echo "# From calib (bench/ringsim) on that rx_costs output; each histogram"
-	echo "# bucket's stalls at the bucket's middle. Measured there: stalls=$(kv stalls)"
-	echo "# in seconds=$(kv seconds), stalls_per_s=$(kv stalls_per_s), mean stall_ns=$(kv stall_ns),"
-	echo "# stall_max_ns=$(kv stall_max_ns), ring=$(kv ring), stall_factor=$(kv stall_factor),"
-	echo "# stall_min_ns=$(kv stall_min_ns). Cut to the generator's 100 ms: $capped."
-	awk -v max="$MAX_LEN_NS" -v mode=lines "$body" <<<"$hist"
-} >"$tmp" || die "no table written"
-grep -qv '^#' "$tmp" || die "calib found no stalls in $src"
+printf '%s\n%s\n' "$header" "$lines" >"$tmp"
 chmod 644 "$tmp"
-mv "$tmp" "$dst"
+if [ "$force" = 1 ]; then
+	mv -f "$tmp" "$dst"
+else
+	# no replacing a table that appeared meanwhile
+	ln "$tmp" "$dst" 2>/dev/null || die "$dst exists (--force replaces it)"
+	rm -f "$tmp"
+fi
 trap - EXIT
-log "$dst: $(grep -vc '^#' "$dst") stalls, $(kv stalls_per_s) a second in the source"
+log "$dst: $(grep -vc "^#" "$dst") stalls, $(kv stalls_per_s) a second of busy time in the source ($per_wall of all time)"

@@ -45,10 +45,24 @@ static int read_table(const char *path, struct sched_spec *spec)
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f)) {
+		size_t len = strlen(line);
+		int whole = len && line[len - 1] == '\n';
 		unsigned long long v;
+		int c;
 
-		if (line[0] == '#' || line[0] == '\n')
+		if (line[0] == '#') {
+			/* a comment longer than the buffer: skip the rest of it */
+			while (!whole && (c = fgetc(f)) != EOF && c != '\n')
+				;
 			continue;
+		}
+		if (line[0] == '\n')
+			continue;
+		if (!whole && !feof(f)) {
+			fprintf(stderr, PROG ": stall table %s: a line too long\n", path);
+			fclose(f);
+			return -1;
+		}
 		line[strcspn(line, "\n")] = '\0';
 		if (n == MAX_TABLE ||
 		    opt_uint(PROG, "a stall table's length", line, 1, SCHED_MAX_LEN_NS, &v)) {
