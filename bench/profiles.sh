@@ -57,7 +57,8 @@ profile_full() {
 	# seed 003's table in virtual time (workload C): refill rules x 0.7-1.1
 	# of capacity x stall regime (none, exponential, and the stalls a TCG
 	# guest had under workload B: bench/vdpa_gen/stall-tables/tcg-b.txt at
-	# the 252 a second measured there), 20 seeds per cell, one step per ring
+	# the 252 per second of busy time measured there), 20 seeds per cell,
+	# one step per ring
 	for ring in 256 1024; do
 		step 55 C --settings "stock auto legacy mn16 mn64" --rings "$ring" --rates "0.7 0.9 1.0 1.1" \
 			--stalls "none exp:200:100 table:tcg-b:252" --seeds 20 --frames 20000
