@@ -202,7 +202,7 @@ parse_args() {
 	fi
 	if [[ " ${workloads[*]} " == *" C "* ]]; then
 		[ -z "$repeats" ] || die "C: its units are seeds: give --seeds N after -- (run-c.sh --help), not --repeats"
-		[ -z "$probe" ] || die "C: runs no probe"
+		[ -z "$probe" ] || die "C: --probe is not for C: its cost pass runs rx_costs on its own (--cost-probe NAME after --, run-c.sh --help)"
 	fi
 	[ "${#workloads[@]}" -gt 0 ] || read -ra workloads <<<"$DEFAULT_WORKLOADS"
 	if [ -n "$probe" ]; then

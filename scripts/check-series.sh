@@ -27,7 +27,8 @@ on top:
   checkpatch   scripts/checkpatch.pl --strict: no error, warning or check
   W=1          every object built from a .c file it changes, or from a .c
                file that includes a header it changes, compiles with W=1
-               with no more warnings than at baseline
+               (one make for all of them) with no warning it lacks at the
+               patch's parent
   vmlinux      the tree builds: at every patch (--build each, the default:
                bisectable), at the last posted patch and the last
                benchmark-only one (--build tips: what make check runs,
@@ -107,13 +108,15 @@ objects_of_range() {
 		done
 }
 
-# w1_warnings OBJ: compiles one object with W=1 and prints its warnings, one
-# per line, sorted, without line and column (so that moved code compares
-# equal). Fails if it does not compile.
+# w1_warnings OBJ...: compiles the objects with W=1 (one make) and prints
+# their warnings, one per line, sorted, without line and column (so that
+# moved code compares equal). Fails if one does not compile.
 w1_warnings() {
-	local log=$tree/out/w1.log
-	rm -f "$tree/out/$1"
-	tree_make W=1 "$1" >"$log" 2>&1 || { tail -n 20 "$log" >&2; return 1; }
+	local log=$tree/out/w1.log o
+	for o in "$@"; do rm -f "$tree/out/$o"; done
+	# -k: one object that fails leaves the others built (later patches skip
+	# objects this config does not build: those missing from out/)
+	tree_make -k W=1 "$@" >"$log" 2>&1 || { tail -n 20 "$log" >&2; return 1; }
 	{ grep ': warning: ' "$log" || true; } | sed -E 's/:[0-9]+:[0-9]+: /: /' | sort
 }
 
@@ -123,7 +126,7 @@ count() {
 }
 
 main() {
-	local w list p sha name n=0 fails=0 objs o base now added tree vars=() tips set
+	local w list p sha name n=0 fails=0 objs base now added tree vars=() tips set
 	parse_args "$@"
 	kernel_check_source
 	stage "kernel source" kernel_unpack
@@ -170,21 +173,31 @@ main() {
 			echo "FAIL $name: checkpatch --strict"
 			fails=$((fails + 1))
 		fi
-		objs=$(objects_of "$sha")
-		for o in $objs; do
+		objs=$(objects_of "$sha" | tr '\n' ' ')
+		objs=${objs% }
+		# the patch's objects with W=1 at its parent, then with it: one
+		# make each (a make per object spent most of this check's time)
+		if [ -n "$objs" ]; then
 			kgit -C "$tree" checkout -q "$sha~1"
-			base=$(w1_warnings "$o") || { echo "FAIL $name: $o does not compile before it"; fails=$((fails + 1)); continue; }
-			kgit -C "$tree" checkout -q "$sha"
-			now=$(w1_warnings "$o") || { echo "FAIL $name: $o does not compile"; fails=$((fails + 1)); continue; }
-			added=$(comm -13 <(echo "$base") <(echo "$now") | sed '/^$/d')
-			if [ -z "$added" ]; then
-				echo "ok   $name: $o W=1, no new warning ($(count "$base") before, $(count "$now") after)"
-			else
-				echo "$added"
-				echo "FAIL $name: $o W=1, new warnings above"
+			# shellcheck disable=SC2086 # a list of object paths
+			if ! base=$(w1_warnings $objs); then
+				echo "FAIL $name: W=1 on $objs: does not compile before it"
 				fails=$((fails + 1))
+			else
+				kgit -C "$tree" checkout -q "$sha"
+				# shellcheck disable=SC2086 # a list of object paths
+				if ! now=$(w1_warnings $objs); then
+					echo "FAIL $name: W=1 on $objs: does not compile"
+					fails=$((fails + 1))
+				elif added=$(comm -13 <(echo "$base") <(echo "$now") | sed '/^$/d') && [ -z "$added" ]; then
+					echo "ok   $name: W=1 on $objs, no new warning ($(count "$base") before, $(count "$now") after)"
+				else
+					echo "$added"
+					echo "FAIL $name: W=1 on $objs, new warnings above"
+					fails=$((fails + 1))
+				fi
 			fi
-		done
+		fi
 		kgit -C "$tree" checkout -q -B series-check "$sha"
 		[ -n "$objs" ] || echo "ok   $name: changes no object this config builds"
 		if [ "$build" = each ] || { [ "$build" = tips ] && grep -qxF "$p" <<<"$tips"; }; then

@@ -23,6 +23,18 @@ c_means() {
 			printf "%s,%.4f,%s,%s,%.0f\n", k, d[k] / n[k], nr[k] ? sprintf("%.3f", r[k] / nr[k]) : "", nr[k] ? sprintf("%.4f", s[k] / nr[k]) : "", g[k] / n[k] } }'
 }
 
+# c_cost SETTING RING RATE REGIME: "POLL/REFILL (PCT %)" from costs.csv:
+# guest ns per frame received in rx polls (refill included) / in refill,
+# and the polls' share of the run's guest time; "-" without one.
+c_cost() {
+	[ -f "$dir/costs.csv" ] || { echo -; return 0; }
+	grep -v '^#' "$dir/costs.csv" | awk -F, -v s="$1" -v r="$2" -v x="$3" -v g="$4" '
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$1 == s && $3 == r && $4 == x "" && $6 == g {
+			printf "%.0f/%.0f (%.1f %%)", $c["poll_ns_per_frame"], $c["refill_ns_per_frame"], $c["poll_pct_of_time"]; f = 1 }
+		END { if (!f) print "-" }'
+}
+
 # c_headline: what the run shows, generated from verdicts.csv.
 c_headline() {
 	local v=$dir/verdicts.csv ref aa
@@ -53,18 +65,25 @@ summary_c() {
 	echo "## Cells"
 	echo
 	echo "Means over the seeds; ratios to $ref paired by seed with 95 % bootstrap intervals; the A/A arm's interval is the cell's noise floor."
+	[ ! -f "$dir/costs.csv" ] || echo "The last column is from one more trial per cell under the $(meta "$f" cost_probe | cut -d' ' -f1) probe (seed $(grep -v '^#' "$dir/costs.csv" | awk -F, 'NR == 2 { print $7; exit }')): guest ns per frame received in virtio_net's rx polls (refill included) / in the refills inside them, and the polls' share of the run's guest time. The probe's own cost and the generator's interrupts (same vCPU) are inside: compare settings, not absolute values; costs.csv has the probed trial's drops next to the same seed's unprobed ones."
 	echo
 	means=$(c_means)
 	while IFS=, read -r ring rate regime; do
 		rows=$(grep -v '^#' "$dir/verdicts.csv" | grep " r$ring x$rate $regime," || true)
 		echo "### Ring $ring, ${rate}x capacity, stalls $regime"
 		echo
-		echo "| setting | drop % | ratio to $ref [95 % CI] | verdict | refills / 1000 frames | starved polls / 1000 frames | generator ns / frame |"
-		echo "|---|---|---|---|---|---|---|"
+		if [ -f "$dir/costs.csv" ]; then
+			echo "| setting | drop % | ratio to $ref [95 % CI] | verdict | refills / 1000 frames | starved polls / 1000 frames | generator ns / frame | rx poll / refill ns per frame (share of time), probed |"
+			echo "|---|---|---|---|---|---|---|---|"
+		else
+			echo "| setting | drop % | ratio to $ref [95 % CI] | verdict | refills / 1000 frames | starved polls / 1000 frames | generator ns / frame |"
+			echo "|---|---|---|---|---|---|---|"
+		fi
 		while IFS=, read -r s _ _ _ d rf sp g; do
-			local rd
+			local rd cost=''
 			rd=$(grep "^drop_pct r$ring x$rate $regime,$s," <<<"$rows" || true)
-			echo "| $s | $d | $(ratio_cell "$rd") | $(cut -d, -f12 <<<"$rd") | ${rf:--} | ${sp:--} | $g |"
+			[ ! -f "$dir/costs.csv" ] || cost=" $(c_cost "$s" "$ring" "$rate" "$regime") |"
+			echo "| $s | $d | $(ratio_cell "$rd") | $(cut -d, -f12 <<<"$rd") | ${rf:--} | ${sp:--} | $g |$cost"
 		done < <(awk -F, -v r="$ring" -v x="$rate" -v g="$regime" '$2 == r && $3 == x "" && $4 == g' <<<"$means")
 		echo
 		grep '^drop_pct ' <<<"$rows" | while IFS= read -r row; do words "$row" "ring $ring, ${rate}x capacity, stalls $regime" "$ref"; done >>"$verdicts_md"
@@ -74,6 +93,7 @@ summary_c() {
 	echo
 	md_meta "$f"
 	echo
+	[ ! -f "$dir/costs.csv" ] || echo "Costs: [costs.csv](costs.csv) (one probed trial per cell and setting), costs/ (the probe's output)."
 	echo "Files: [trials.csv](trials.csv) (one row per trial), [verdicts.csv](verdicts.csv), [tables.txt](tables.txt), [capacity.txt](capacity.txt), stalls/ (the schedules), boots/ (the guests' logs)."
 	echo
 }

@@ -110,7 +110,7 @@ summary_model() {
 	echo
 	[ ! -f "$f" ] || md_meta "$f"
 	echo
-	echo "A model, not a measurement (bench/ringsim/run-model.sh --help says what it assumes); its tables as written by the run:"
+	echo "A model, not a measurement (bench/ringsim/$(case $(meta "$f" workload) in *"workload C"*) echo model-c.sh ;; *) echo run-model.sh ;; esac) --help says what it assumes); its tables as written by the run:"
 	echo
 	echo '```'
 	cat "$dir/tables.txt"

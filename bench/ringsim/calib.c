@@ -4,6 +4,8 @@
  * output (stap/rx_costs.stp): the fitted costs, the stalls, and the
  * ringsim options that use them. See costs.h for how they are found.
  *
+ * With --totals: one "calib: totals ..." line, what the probe counted and
+ * timed (no fit; for a short trial that has too little to fit).
  * Output: "calib: class ..." lines (per measured class: values, mean class
  * variable, median, the fit's value), one "calib: rxq=Q ..." line, the
  * stalls' lengths ("calib: stall_len lo=L hi=H count=C": how many stalls
@@ -30,6 +32,8 @@ static void usage(FILE *f)
 		"  --stall-factor X   a stall: a value above X times its class's median\n"
 		"                     (default 4, 1.5-1000) ...\n"
 		"  --stall-min-ns N   ... and more than N ns above it (default 20000)\n"
+		"  --totals           print only the probe's counts and summed times\n"
+		"                     (\"calib: totals ...\"), no fit\n"
 		"  -h, --help         this text\n");
 }
 
@@ -72,12 +76,24 @@ static void print_classes(const struct costs *c, const struct calib *k)
 		}
 }
 
+/* what the probe counted and timed: sums over the whole output */
+static void print_totals(const struct costs *c)
+{
+	printf("calib: totals rxq=%d ring=%" PRIu64 " polls=%" PRIu64 " irq_polls=%" PRIu64
+	       " repolls=%" PRIu64 " frames=%" PRIu64 " refills=%" PRIu64 " bufs=%" PRIu64
+	       " poll_ns=%" PRIu64 " refill_ns=%" PRIu64 " other_refills=%" PRIu64
+	       " packed_polls=%" PRIu64 " seconds=%.3f\n",
+	       c->rxq, c->ring, c->polls, c->irq_polls, c->repolls, c->frames, c->refills, c->bufs,
+	       c->poll_ns, c->refill_ns, c->other_refills, c->packed_polls, c->seconds);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "rxq", required_argument, 0, 'q' },
 		{ "stall-factor", required_argument, 0, 'f' },
 		{ "stall-min-ns", required_argument, 0, 'm' },
+		{ "totals", no_argument, 0, 't' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -86,7 +102,7 @@ int main(int argc, char **argv)
 	struct calib k;
 	char err[200];
 	double rxq = 0, poll_ns;
-	int ch, bad = 0;
+	int ch, bad = 0, totals = 0;
 	FILE *f;
 
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -94,6 +110,7 @@ int main(int argc, char **argv)
 		case 'q': bad |= number("--rxq", optarg, 0, 1023, &rxq); break;
 		case 'f': bad |= number("--stall-factor", optarg, 1.5, 1000, &so.factor); break;
 		case 'm': bad |= number("--stall-min-ns", optarg, 0, 1e10, &so.min_ns); break;
+		case 't': totals = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -125,6 +142,11 @@ int main(int argc, char **argv)
 	}
 	if (f != stdin)
 		fclose(f);
+	if (totals) {
+		print_totals(c);
+		free(c);
+		return 0;
+	}
 	if (costs_fit(c, &so, &k, err, sizeof(err))) {
 		fprintf(stderr, "calib: %s: %s\n", argv[optind], err);
 		free(c);

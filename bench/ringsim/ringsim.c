@@ -40,6 +40,14 @@ static void usage(FILE *f)
 		"                     count=C\" lines in FILE (each bucket's geometric middle)\n"
 		"  --duration-ms N    how long the source sends (default 1000)\n"
 		"  --seed N           (default 1)\n"
+		"Workload C's source (bench/vdpa_gen: the device runs on the guest's vCPU):\n"
+		"  --frames N         offer exactly N frames (in place of --duration-ms)\n"
+		"  --burst N          frames a burst, every N / PPS s, 1-32768 (default 1)\n"
+		"  --jitter P         each gap uniform within +-P %% of that, 0-100 (default 0)\n"
+		"  --src-ns N         guest time the source takes per frame (default 0)\n"
+		"  --stall-file FILE  a stall schedule (\"<offset_ns> <len_ns>\" lines, as\n"
+		"                     stall_sched writes): stalls hold NAPI off from their\n"
+		"                     time or the end of the poll running then\n"
 		"  -h, --help         this text\n");
 }
 
@@ -68,6 +76,44 @@ static int real(const char *opt, const char *s, double lo, double hi, double *ou
 			hi, s);
 		return -1;
 	}
+	return 0;
+}
+
+#define MAX_SCHED 65536
+static uint64_t sched_at[MAX_SCHED], sched_len[MAX_SCHED];
+
+/* --stall-file FILE: "<offset_ns> <len_ns>" lines; '#' lines are comments. */
+static int read_sched(const char *path, struct sim_params *p)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	unsigned int n = 0, ln = 0;
+
+	if (!f) {
+		fprintf(stderr, "ringsim: --stall-file %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t at, len;
+		char extra;
+
+		ln++;
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (sscanf(line, "%" SCNu64 " %" SCNu64 " %c", &at, &len, &extra) != 2 ||
+		    line[0] == '-' || n == MAX_SCHED || (n && at < sched_at[n - 1])) {
+			fprintf(stderr, "ringsim: --stall-file %s: line %u: not \"<offset_ns> <len_ns>\","
+				" ascending, at most %d lines\n", path, ln, MAX_SCHED);
+			fclose(f);
+			return -1;
+		}
+		sched_at[n] = at;
+		sched_len[n++] = len;
+	}
+	fclose(f);
+	p->sched_n = n;
+	p->sched_at = sched_at;
+	p->sched_len = sched_len;
 	return 0;
 }
 
@@ -130,6 +176,11 @@ static int parse(int argc, char **argv, struct sim_params *p)
 		{ "stall-hist", required_argument, 0, 'H' },
 		{ "duration-ms", required_argument, 0, 'd' },
 		{ "seed", required_argument, 0, 'e' },
+		{ "frames", required_argument, 0, 'F' },
+		{ "burst", required_argument, 0, 'k' },
+		{ "jitter", required_argument, 0, 'j' },
+		{ "src-ns", required_argument, 0, 'c' },
+		{ "stall-file", required_argument, 0, 'T' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -165,6 +216,11 @@ static int parse(int argc, char **argv, struct sim_params *p)
 			p->duration_ns = v * 1000000;
 			break;
 		case 'e': bad |= num("--seed", optarg, 0, UINT64_MAX, &p->seed); break;
+		case 'F': bad |= num("--frames", optarg, 1, 10000000000ULL, &p->frames); break;
+		case 'k': bad |= num("--burst", optarg, 1, 32768, &v); p->burst = v; break;
+		case 'j': bad |= num("--jitter", optarg, 0, 100, &v); p->jitter_pct = v; break;
+		case 'c': bad |= num("--src-ns", optarg, 0, sec, &p->src_ns); break;
+		case 'T': bad |= read_sched(optarg, p); break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}

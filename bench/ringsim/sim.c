@@ -14,19 +14,46 @@ struct sim {
 	struct sim_result *r;
 	uint64_t next;		/* index of the next frame the source offers */
 	uint64_t frames;	/* frames offered in the whole run */
+	uint64_t end_ns;	/* when the source's last frame is due */
+	uint64_t bursts;	/* bursts offered */
+	int64_t jitter_ns;	/* the jitter's sum over the gaps so far */
+	uint64_t src_end;	/* the vCPU is in the source until then */
+	unsigned int si;	/* the next stall of the schedule */
+	uint64_t free_at;	/* the last poll's end: a stall may begin */
 	unsigned int avail;	/* buffers the device holds */
 	unsigned int used;	/* used by the device, not harvested */
 	bool irq_on;		/* NAPI idle, interrupts enabled */
 	uint64_t poll_at;	/* next poll start, or NEVER */
 	bool starved;		/* starvation seen, no buffer posted since */
 	bool refill_short;	/* the last refill stopped at refill_max */
-	struct rng rng;
+	struct rng rng, src_rng;
 	uint64_t stall_start, stall_end;
+	uint64_t lead;		/* gaps before the first burst: 1 with frames */
 };
 
+/* The nominal time of frame k (k / rate s), or of burst k with bursts. */
 static uint64_t arrival(const struct sim *s, uint64_t k)
 {
-	return (uint64_t)((unsigned __int128)k * 1000000000u / s->p->rate_pps);
+	return (uint64_t)((unsigned __int128)k * s->p->burst * 1000000000u / s->p->rate_pps);
+}
+
+/* When the next burst comes: its nominal time, moved by the jitter so far. */
+static uint64_t burst_at(const struct sim *s)
+{
+	int64_t t = (int64_t)arrival(s, s->bursts + s->lead) + s->jitter_ns;
+
+	return t > 0 ? (uint64_t)t : 0;
+}
+
+/* One gap's jitter, uniform within +-jitter_pct % of the mean gap. */
+static void jitter(struct sim *s)
+{
+	const struct sim_params *p = s->p;
+	double gap = (double)p->burst * 1e9 / (double)p->rate_pps;
+
+	if (p->jitter_pct)
+		s->jitter_ns += (int64_t)(gap * p->jitter_pct / 100.0 *
+					  (2 * rng_unit(&s->src_rng) - 1));
 }
 
 static void check_ring(struct sim *s)
@@ -37,24 +64,74 @@ static void check_ring(struct sim *s)
 		s->r->max_held = (uint64_t)s->avail + s->used;
 }
 
-/* The source offers every frame due by t. */
-static void advance(struct sim *s, uint64_t t)
+/*
+ * The source offers every burst due by t; returns the guest time those
+ * bursts took (src_ns a frame), which delays whatever the vCPU was doing.
+ */
+static uint64_t advance(struct sim *s, uint64_t t)
 {
-	while (s->next < s->frames && arrival(s, s->next) <= t) {
-		uint64_t at = arrival(s, s->next++);
+	uint64_t cost = 0;
 
-		s->r->offered++;
-		if (!s->avail) {
-			s->r->dropped++;
-			continue;
+	while (s->next < s->frames && burst_at(s) <= t) {
+		uint64_t at = burst_at(s), n = s->frames - s->next, c;
+		bool notify = false;
+
+		if (n > s->p->burst)
+			n = s->p->burst;
+		s->next += n;
+		s->bursts++;
+		jitter(s);
+		for (uint64_t i = 0; i < n; i++) {
+			s->r->offered++;
+			if (!s->avail) {
+				s->r->dropped++;
+				continue;
+			}
+			s->avail--;
+			s->used++;
+			notify = true;
 		}
-		s->avail--;
-		s->used++;
-		if (s->irq_on) {
+		c = n * s->p->src_ns;
+		cost += c;
+		s->src_end = (s->src_end > at ? s->src_end : at) + c;
+		if (notify && s->irq_on) {
 			s->irq_on = false;
-			s->poll_at = at + s->p->irq_ns;
+			s->poll_at = s->src_end + s->p->irq_ns;
 		}
 	}
+	return cost;
+}
+
+/* The guest at t runs on after the bursts due meanwhile took their time. */
+static uint64_t busy(struct sim *s, uint64_t t)
+{
+	uint64_t c;
+
+	while ((c = advance(s, t)))
+		t += c;
+	return t;
+}
+
+/*
+ * Before a poll at t: the schedule's stalls due by then, each begun when
+ * both it was due and the last poll had ended, run first; returns when the
+ * poll can start.
+ */
+static uint64_t sched_gate(struct sim *s, uint64_t t)
+{
+	const struct sim_params *p = s->p;
+
+	while (s->si < p->sched_n && p->sched_at[s->si] <= t && s->next < s->frames) {
+		uint64_t b = p->sched_at[s->si] > s->free_at ? p->sched_at[s->si] : s->free_at;
+
+		s->free_at = b + p->sched_len[s->si];
+		s->r->stalls++;
+		s->r->stall_ns += p->sched_len[s->si];
+		s->si++;
+		if (s->free_at > t)
+			t = s->free_at;
+	}
+	return t;
 }
 
 /* A stall's length: exponential of the mean, or drawn from the histogram. */
@@ -85,7 +162,7 @@ static uint64_t guest(struct sim *s, uint64_t t)
 		s->stall_start = s->stall_end + rng_exp(&s->rng, 1e9 / s->p->stalls_per_s);
 		len = stall_len(s);
 		s->stall_end = s->stall_start + len;
-		if (s->stall_start < s->p->duration_ns) {
+		if (s->stall_start < s->end_ns) {
 			s->r->stalls++;
 			s->r->stall_ns += len;
 		}
@@ -101,8 +178,7 @@ static uint64_t refill(struct sim *s, uint64_t t, unsigned int limit)
 
 	t += s->p->refill_ns;
 	while (s->avail + s->used < s->p->ring && posted < limit) {
-		t = guest(s, t) + s->p->buf_ns;
-		advance(s, t);
+		t = busy(s, guest(s, t) + s->p->buf_ns);
 		s->avail++;
 		posted++;
 		check_ring(s);
@@ -134,8 +210,7 @@ static uint64_t poll(struct sim *s, uint64_t t)
 	}
 	t += p->poll_ns;
 	while (n < p->budget) {
-		t = guest(s, t);
-		advance(s, t);
+		t = busy(s, guest(s, t));
 		if (!s->used)
 			break;
 		s->used--;
@@ -147,7 +222,7 @@ static uint64_t poll(struct sim *s, uint64_t t)
 	if (free > rule_threshold(&p->rule, p->budget, p->ring) ||
 	    (s->refill_short && n < p->budget))
 		t = refill(s, t, rule_limit(&p->rule, p->budget, n, n));
-	advance(s, t);
+	t = busy(s, t);
 	if (n == p->budget || s->used) {
 		/* budget used: NAPI polls again; or frames came meanwhile:
 		 * virtqueue_napi_complete() sees them and reschedules
@@ -167,7 +242,7 @@ void sim_defaults(struct sim_params *p)
 		.rule = { .kind = RULE_AUTO },
 		.irq_ns = 5000, .poll_ns = 1000, .frame_ns = 500,
 		.refill_ns = 1000, .buf_ns = 200,
-		.duration_ns = 1000000000, .seed = 1,
+		.duration_ns = 1000000000, .burst = 1, .seed = 1,
 	};
 }
 
@@ -192,8 +267,23 @@ int sim_check(const struct sim_params *p, char *err, int errlen)
 		why = "stalls: 0 to 10^6 per second, of 0 to 10 s";
 	else if (p->stall_lens && (!p->stall_len_ns || !p->stall_len_w))
 		why = "a stall length histogram without its values";
-	else if (p->rate_pps * (p->duration_ns / 1000000000 + 1) > 10000000000ULL)
+	else if (!p->frames && p->rate_pps * (p->duration_ns / 1000000000 + 1) > 10000000000ULL)
 		why = "more than 10^10 frames: shorten the run";
+	else if (p->frames > 10000000000ULL)
+		why = "more than 10^10 frames";
+	else if (p->burst < 1 || p->burst > 32768)
+		why = "the burst must be 1 to 32768 frames";
+	else if (p->jitter_pct > 100)
+		why = "the jitter must be 0 to 100 %";
+	else if (p->src_ns > 1000000000)
+		why = "the source's cost must be 0 to 1 s a frame";
+	else if (p->sched_n && (!p->sched_at || !p->sched_len))
+		why = "a stall schedule without its values";
+	else if (p->sched_n && p->stalls_per_s > 0)
+		why = "a stall schedule and Poisson stalls: one or the other";
+	for (unsigned int i = 0; !why && i < p->sched_n; i++)
+		if ((i && p->sched_at[i] < p->sched_at[i - 1]) || p->sched_len[i] > 10000000000ULL)
+			why = "stall schedule: ascending times, stalls of 0 to 10 s";
 	if (!why && p->stall_lens) {
 		double total = 0;
 
@@ -222,9 +312,22 @@ int sim_run(const struct sim_params *p, struct sim_result *r)
 		return -1;
 	memset(r, 0, sizeof(*r));
 	rng_seed(&s.rng, p->seed);
-	/* frames k with arrival(k) < duration */
-	s.frames = (uint64_t)(((unsigned __int128)p->duration_ns * p->rate_pps + 999999999u) /
-			      1000000000u);
+	/* the source's draws apart from the stalls' */
+	rng_seed(&s.src_rng, p->seed ^ 0x9e3779b97f4a7c15ULL);
+	if (p->frames) {
+		/* as the generator: its first burst one (jittered) gap after
+		 * the start, which the stall schedule counts from
+		 */
+		s.frames = p->frames;
+		s.lead = 1;
+		jitter(&s);
+		s.end_ns = arrival(&s, (p->frames - 1) / p->burst + 1);
+	} else {
+		/* frames k with arrival(k) < duration */
+		s.frames = (uint64_t)(((unsigned __int128)p->duration_ns * p->rate_pps +
+				       999999999u) / 1000000000u);
+		s.end_ns = p->duration_ns;
+	}
 	/* open: the ring is filled before the first frame */
 	s.avail = p->ring;
 	check_ring(&s);
@@ -232,16 +335,23 @@ int sim_run(const struct sim_params *p, struct sim_result *r)
 		if (s.poll_at == NEVER) {
 			if (s.next >= s.frames)
 				break;
-			advance(&s, arrival(&s, s.next));
+			advance(&s, burst_at(&s));
 			continue;
 		}
 		t = guest(&s, s.poll_at > t ? s.poll_at : t);
 		advance(&s, t);
-		if (t >= p->duration_ns && s.next >= s.frames && !s.used)
+		/* the poll waits for the source's interrupt and due stalls */
+		while (s.src_end > t || (s.si < p->sched_n && p->sched_at[s.si] <= t &&
+					 s.next < s.frames)) {
+			t = sched_gate(&s, s.src_end > t ? s.src_end : t);
+			advance(&s, t);
+		}
+		if (t >= s.end_ns && s.next >= s.frames && !s.used)
 			break;
-		if (t >= p->duration_ns + 1000000000ULL)
+		if (t >= s.end_ns + 1000000000ULL)
 			break;	/* a second past the source's end: stop */
 		t = poll(&s, t);
+		s.free_at = t;
 	}
 	r->pending = s.used;
 	return 0;

@@ -8,6 +8,13 @@
  * vCPU runs nothing of ours: Poisson starts, exponential lengths). Time is
  * in ns; one buffer is one descriptor; the vCPU does one thing at a time.
  * A model, not a measurement: its costs come from the caller.
+ *
+ * Workload C's source (the vDPA simulator's generator, which runs on the
+ * guest's own vCPU) is a variant: bursts of frames at jittered gaps, each
+ * frame costing the guest src_ns in a hard interrupt (a poll or refill it
+ * lands in takes that much longer), and a fixed stall schedule whose
+ * stalls hold NAPI off but cannot preempt it (a stall due during a poll
+ * begins when the poll ends), as the generator's stall thread does.
  */
 #ifndef SIM_H
 #define SIM_H
@@ -34,7 +41,20 @@ struct sim_params {
 	unsigned int stall_lens;
 	const double *stall_len_ns;
 	const double *stall_len_w;
-	uint64_t duration_ns;	/* the source offers frames for this long */
+	uint64_t duration_ns;	/* the source offers frames for this long ... */
+	uint64_t frames;	/* ... or, when not 0, exactly this many */
+	/* bursts of this many frames (1: frames evenly spaced), every
+	 * burst / rate_pps s, each gap uniform within +-jitter_pct % of that
+	 */
+	unsigned int burst;
+	unsigned int jitter_pct;
+	uint64_t src_ns;	/* guest time the source takes per frame offered */
+	/* a stall schedule in place of Poisson stalls (stalls_per_s 0): stall
+	 * i due at sched_at[i] ns (ascending), for sched_len[i] ns; only while
+	 * the source has frames to offer
+	 */
+	unsigned int sched_n;
+	const uint64_t *sched_at, *sched_len;
 	uint64_t seed;
 };
 

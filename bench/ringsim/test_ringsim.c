@@ -211,6 +211,75 @@ static int test_mechanism(void)
 	return 0;
 }
 
+/* Workload C's source: bursts, the source's own cost, a stall schedule. */
+static int test_c_source(void)
+{
+	static const uint64_t at[] = { 5000000, 1000000000 }, len[] = { 5000000, 1000 };
+	struct sim_params p = params("auto", 3000, 256);
+	struct sim_result r, q;
+
+	/* bursts of 300 at a ring of 256, 100 ms apart: 44 of each dropped */
+	p.frames = 3000;
+	p.burst = 300;
+	CHECK(sim_run(&p, &r) == 0);
+	CHECK(r.offered == 3000 && r.delivered + r.dropped + r.pending == 3000);
+	CHECK(r.dropped == 440);
+	/* bursts of 32 every 320 us: nothing dropped while the source is
+	 * cheap; a source taking the whole gap leaves NAPI no time
+	 */
+	p = params("auto", 100000, 256);
+	p.frames = 20000;
+	p.burst = 32;
+	CHECK(sim_run(&p, &r) == 0);
+	CHECK(r.offered == 20000 && r.dropped == 0 && r.violations == 0);
+	p.src_ns = 10000;
+	CHECK(sim_run(&p, &r) == 0);
+	CHECK(r.offered == 20000 && r.delivered + r.dropped + r.pending == 20000);
+	CHECK(r.dropped > 10000);
+	/* jitter: a seed repeats, seeds differ; without jitter they do not */
+	p = params("auto", 1000000, 256);
+	p.frames = 20000;
+	p.burst = 32;
+	p.jitter_pct = 50;
+	CHECK(sim_run(&p, &r) == 0);
+	CHECK(sim_run(&p, &q) == 0);
+	CHECK(!memcmp(&r, &q, sizeof(r)));
+	p.seed = 2;
+	CHECK(sim_run(&p, &q) == 0);
+	CHECK(q.polls != r.polls || q.dropped != r.dropped || q.refills != r.refills);
+	p.jitter_pct = 0;
+	CHECK(sim_run(&p, &q) == 0);
+	p.seed = 1;
+	CHECK(sim_run(&p, &r) == 0);
+	CHECK(!memcmp(&r, &q, sizeof(r)));
+	/* a 5 ms stall at 1 Mpps: the 5000 frames it spans find at most the
+	 * ring's 256 buffers; the stall after the last frame is not run
+	 */
+	p = params("auto", 1000000, 256);
+	p.frames = 20000;
+	p.sched_n = 2;
+	p.sched_at = at;
+	p.sched_len = len;
+	CHECK(sim_run(&p, &r) == 0);
+	CHECK(r.stalls == 1 && r.stall_ns == 5000000);
+	CHECK(r.dropped >= 5000 - 256 && r.dropped <= 5000);
+	CHECK(r.offered == 20000 && r.delivered + r.dropped + r.pending == 20000);
+	/* the first burst comes one gap (320 us) after the start, as the
+	 * generator's: both bursts of 32 fall in a stall from 100 to 800 us,
+	 * and the second finds the ring of 32 empty (at 0 and 320 us, the
+	 * first would be received and its buffers posted before the stall)
+	 */
+	p = params("auto", 100000, 32);
+	p.frames = 64;
+	p.burst = 32;
+	p.sched_n = 1;
+	p.sched_at = (const uint64_t[]){ 100000 };
+	p.sched_len = (const uint64_t[]){ 700000 };
+	CHECK(sim_run(&p, &r) == 0);
+	CHECK(r.stalls == 1 && r.dropped == 32);
+	return 0;
+}
+
 static int test_bad_params(void)
 {
 	struct sim_params p = params("auto", 1000, 256);
@@ -225,6 +294,25 @@ static int test_bad_params(void)
 	CHECK(sim_check(&p, err, sizeof(err)) == -1 && strstr(err, "min_numfree"));
 	p = params("auto", 0, 256);
 	CHECK(sim_check(&p, err, sizeof(err)) == -1);
+	p = params("auto", 1000, 256);
+	p.burst = 0;
+	CHECK(sim_check(&p, err, sizeof(err)) == -1 && strstr(err, "burst"));
+	p.burst = 1;
+	p.jitter_pct = 101;
+	CHECK(sim_check(&p, err, sizeof(err)) == -1 && strstr(err, "jitter"));
+	p.jitter_pct = 0;
+	{
+		static const uint64_t at[] = { 2000, 1000 }, len[] = { 10, 10 };
+
+		p.sched_n = 2;
+		p.sched_at = at;
+		p.sched_len = len;
+		CHECK(sim_check(&p, err, sizeof(err)) == -1 && strstr(err, "ascending"));
+		p.sched_n = 1;
+		CHECK(sim_check(&p, err, sizeof(err)) == 0);
+		p.stalls_per_s = 10;
+		CHECK(sim_check(&p, err, sizeof(err)) == -1 && strstr(err, "one or the other"));
+	}
 	return 0;
 }
 
@@ -241,6 +329,7 @@ int main(void)
 		{ "stall_hist", test_stall_hist },
 		{ "one_frame_per_poll", test_one_frame_per_poll },
 		{ "mechanism", test_mechanism },
+		{ "c_source", test_c_source },
 		{ "bad_params", test_bad_params },
 	};
 	int passed = 0, failed = 0;

@@ -7,9 +7,11 @@
 #       with no stalls (one seed, bisection on a log scale, 10 steps from
 #       10000 to 5000000): prints "capacity=RATE"; fails if no step passed
 #   trials KNOBS BURST LEN JITTER FRAMES TRIAL...
-#       TRIAL: ID:RING:RATE:SEED:STALLS (STALLS: a schedule file, or -);
+#       TRIAL: ID:RING:RATE:SEED:STALLS[:PROBE] (STALLS: a schedule file,
+#       or -; PROBE: a probe (bench/guest/probe.sh) loaded around the run);
 #       prints "trial=ID gen_...=... rx=... <virtio_net's rx queue 0
-#       counters>" per trial
+#       counters>" per trial, then with PROBE the probe's output, each line
+#       prefixed "probe[ID] "
 # KNOBS: the patched kernel's per-queue knobs ("min_numfree=16"), or -.
 set -euo pipefail
 # a failed command inside $(...) fails the script too
@@ -18,10 +20,17 @@ shopt -s inherit_errexit
 . "$(dirname "$0")/../guest/vdpagen.sh"
 # shellcheck source=bench/guest/virtio.sh
 . "$(dirname "$0")/../guest/virtio.sh"
+# shellcheck source=bench/guest/probe.sh
+. "$(dirname "$0")/../guest/probe.sh"
 
-# trial ID RING RATE SEED STALLS KNOBS BURST LEN JITTER FRAMES
+# trial ID RING RATE SEED STALLS KNOBS BURST LEN JITTER FRAMES [PROBE]
+# The probe is armed after the device is set up and stopped once its rx
+# queue is quiet: it sees the run alone (its own cost is in the run's time).
+# A probe that does not start or stop costs its trial's cost lines
+# ("probe[ID] failed: ..."), not the boot.
 trial() {
-	local rx0
+	local rx0 probed='' pstate=''
+	[ -z "${11:-}" ] || probed=$(mktemp)
 	vg_add "$2"
 	VN_IFACE=$VG_IFACE
 	vn_set_knobs "$6" >/dev/null
@@ -33,9 +42,29 @@ trial() {
 	vg_set frames "${10}"
 	vg_stalls "$5"
 	rx0=$(vn_rx)
+	if [ -n "$probed" ]; then
+		if probe_start "${11}"; then
+			pstate=on
+		else
+			pstate="it did not start"
+			# one that hung before its start line must not stay loaded
+			probe_stop >/dev/null 2>&1 || true
+		fi
+	fi
 	vg_run
 	vn_wait_quiet 0.05 3
+	if [ "$pstate" = on ] && ! probe_stop >"$probed"; then
+		pstate="it did not stop cleanly"
+	fi
 	echo "trial=$1 $(vg_stats) rx=$(($(vn_rx) - rx0)) $(vn_counters | grep -v '^rx=' | tr '\n' ' ' | sed 's/ $//')"
+	if [ -n "$probed" ]; then
+		if [ "$pstate" = on ]; then
+			sed "s/^/probe[$1] /" "$probed"
+		else
+			echo "probe[$1] failed: $pstate (see above)"
+		fi
+		rm -f "$probed"
+	fi
 	vg_del
 }
 
@@ -74,8 +103,8 @@ trials)
 	knobs=$2 burst=$3 len=$4 jitter=$5 frames=$6
 	shift 6
 	for t in "$@"; do
-		IFS=: read -r id ring rate seed stalls <<<"$t"
-		trial "$id" "$ring" "$rate" "$seed" "$stalls" "$knobs" "$burst" "$len" "$jitter" "$frames"
+		IFS=: read -r id ring rate seed stalls probe <<<"$t"
+		trial "$id" "$ring" "$rate" "$seed" "$stalls" "$knobs" "$burst" "$len" "$jitter" "$frames" "$probe"
 	done
 	;;
 *) echo "usage: $0 capacity ... | trials ..." >&2; exit 2 ;;

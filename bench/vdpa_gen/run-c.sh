@@ -32,6 +32,8 @@ jitter=50
 capacity=''
 ref=''
 no_aa=0
+cost_probe=''
+no_costs=0
 out=''
 check_args=''
 meta=() aa=''
@@ -57,7 +59,23 @@ Writes to DIR: capacity.txt, stalls/ (the schedules, and a copy of each
 stall table they were drawn from), trials.csv (one row per trial),
 verdicts.csv (per cell: each setting's drop % and refills and
 starved polls per 1000 frames against REF, paired by seed, 95 % bootstrap
-intervals, the A/A arm as the noise floor) and tables.txt.
+intervals, the A/A arm as the noise floor), costs.csv and costs/ (below)
+and tables.txt.
+
+Cost: after its counted trials, each boot runs every cell once more with
+the first unit's seed under the rx_costs probe (systemtap on 6.1, its
+bpftrace twin on 6.12), which times virtio_net's rx polls and the refills
+inside them in guest time. costs.csv has, per setting and cell, the guest
+time in rx polls (refill included) and in refill, per frame received and
+as a share of the generator's elapsed time (the probe's time runs on to
+the quiet queue after the run: the share can pass 100 %), and the probe's
+own counts (probe_*), skipped events and missed entries. Inside the
+times are the generator's interrupts (it shares the vCPU) and the probe's
+own cost, which is in the run's time too (the probed trial's drops are
+next to the same seed's unprobed ones): compare settings, not absolute
+values. Probed trials are not in trials.csv; the A/A arm is not probed.
+One probed trial per cell and setting, a module load each: 1/(SEEDS+1) of
+a boot's trials. A probe that fails costs its row (a warning), not the run.
 
 Settings: stock (the stock kernel), auto, legacy, mnN (0-64), capN
 (patched, the per-queue min_numfree / refill_max knobs), each also NAME_aa.
@@ -79,6 +97,8 @@ Settings: stock (the stock kernel), auto, legacy, mnN (0-64), capN
   --capacity PPS     skip the capacity search, use PPS (1-100000000)
   --ref SETTING      the reference (default: auto if listed, else the first)
   --no-aa            no A/A arm
+  --cost-probe P     rx_costs or rx_costs.bt (default: the base's: $(default_probe rx_costs))
+  --no-costs         no probed trials (no costs.csv)
   --allow-busy-host  run even when the host is busy (recorded)
   --out DIR          result dir (default: a new results/<date>-C)
   --check-args       check the options and exit
@@ -172,6 +192,10 @@ parse_args() {
 		--capacity) [ $# -ge 2 ] || die "$1 needs a value"; capacity=$2; shift 2 ;;
 		--ref) [ $# -ge 2 ] || die "$1 needs a value"; ref=$2; shift 2 ;;
 		--no-aa) no_aa=1; shift ;;
+		--cost-probe)
+			if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value"; fi
+			cost_probe=$2; shift 2 ;;
+		--no-costs) no_costs=1; shift ;;
 		--allow-busy-host) export VRB_ALLOW_BUSY_HOST=1; shift ;;
 		--out) [ $# -ge 2 ] || die "$1 needs a value"; out=$2; shift 2 ;;
 		--check-args) check_args=1; shift ;;
@@ -186,6 +210,10 @@ parse_args() {
 	done
 	[ -n "$(series_aids "$VRB_PATCHES")" ] ||
 		die "workload C needs the generator aid (patches/<base>/aids/): base ${VRB_BASE:-6.1} has none"
+	# the guest's trial specs are ':'-separated and carry the schedules' paths
+	case ${out:-$VRB_RESULTS}:$VRB_CACHE in
+	*:*:*) die "--out ${out:-$VRB_RESULTS}, $VRB_CACHE: a ':' in the result or cache path would split the guest's trial specs" ;;
+	esac
 	if [ -n "$out" ] && guest_hidden "$out"; then
 		die "--out $out: the guest does not see it (its own tmpfs there), and it reads the stall schedules from it"
 	fi
@@ -215,6 +243,13 @@ parse_args() {
 	check_range --len "$len" 60 1514
 	check_range --jitter "$jitter" 0 100
 	[ -z "$capacity" ] || check_range --capacity "$capacity" 1 100000000
+	[ -n "$cost_probe" ] || cost_probe=$(default_probe rx_costs)
+	case $cost_probe in
+	rx_costs) stap_base || die "--cost-probe rx_costs: systemtap does not build for base ${VRB_BASE:-6.1}: use rx_costs.bt" ;;
+	rx_costs.bt) ;;
+	*) die "--cost-probe: '$cost_probe' is not rx_costs or rx_costs.bt (the costs need the rx_costs probe)" ;;
+	esac
+	[ "$no_costs" = 0 ] || cost_probe=''
 	if [ -z "$ref" ]; then
 		ref=${settings%% *}
 		[[ " $settings " != *" auto "* ]] || ref=auto
@@ -227,6 +262,12 @@ parse_args() {
 
 build() {
 	make -s -C "$VRB_ROOT/bench/vdpa_gen" BUILD="$VRB_CACHE/vdpa_gen" "$VRB_CACHE/vdpa_gen/stall_sched" >/dev/null
+	[ -z "$cost_probe" ] || make -s -C "$VRB_ROOT/bench/ringsim" BUILD="$VRB_CACHE/ringsim" "$VRB_CACHE/ringsim/calib" >/dev/null
+}
+
+# probed SETTING: does the setting's boot run the probed trials?
+probed() {
+	[ -n "$cost_probe" ] && [ "$1" != "$aa" ]
 }
 
 # seed_of SETTING UNIT: the seed of a unit; the A/A arm has its own seeds.
@@ -317,9 +358,41 @@ row() {
 	}' <<<"$9"
 }
 
-# boot SETTING: one guest running the setting's trials; appends their rows.
+COST_COLS="setting,kernel,ring,rate_frac,rate_pps,regime,seed,offered,delivered,dropped,dropped_unprobed,elapsed_ns,gen_ns,probe_polls,probe_repolls,probe_frames,probe_refills,probe_bufs,probe_other_refills,poll_ns,refill_ns,poll_ns_per_frame,refill_ns_per_frame,poll_pct_of_time,refill_pct_of_time,probe_skipped,probe_entry_missed"
+
+# cost_row SETTING KERNEL RING FRAC PPS REGIME LINE TOTALS FILE: a costs.csv
+# row from a probed trial's line, calib's totals of its probe output (the
+# probe's own counts: probe_*) and that output (FILE: the probe's skipped
+# events and missed entries). The polls' time runs from the probe's start to
+# its stop, the quiet rx queue after the run included; the shares are of
+# the generator's elapsed time (they can pass 100 % by that tail).
+cost_row() {
+	local unprobed skipped missed
+	unprobed=$(awk -F, -v s="$1" -v r="$3" -v f="$4" -v g="$6" \
+		'!/^#/ && $1 == s && $3 == r && $4 == f "" && $6 == g && $7 == 1 { print $11 }' "$out/trials.csv")
+	skipped=$(sed -n 's/^stap: WARNING: .*skipped probes: \([0-9]*\).*/\1/p; s/^bpftrace: .*Lost \([0-9]*\) events.*/\1/p' "$9" | head -n 1)
+	missed=$(sed -n 's/^rx_costs: summary .* entry_missed=\([0-9]*\).*/\1/p' "$9" | head -n 1)
+	awk -v pre="$1,$2,$3,$4,$5,$6,$(seed_of "$1" 1)" -v unprobed="$unprobed" -v skipped="${skipped:-0}" -v missed="$missed" '
+		NR == 1 { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+		NR == 2 { for (i = 3; i <= NF; i++) { split($i, kv, "="); t[kv[1]] = kv[2] } }
+		END {
+			e = v["gen_elapsed_ns"]; n = t["frames"]
+			printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.0f,%.0f,%.3f,%.3f,%s,%s\n", pre,
+				v["gen_offered"], v["gen_delivered"], v["gen_dropped"], unprobed, e, v["gen_gen_ns"], t["polls"],
+				t["repolls"], n, t["refills"], t["bufs"], t["other_refills"], t["poll_ns"],
+				t["refill_ns"], n ? t["poll_ns"] / n : 0, n ? t["refill_ns"] / n : 0,
+				e ? 100 * t["poll_ns"] / e : 0, e ? 100 * t["refill_ns"] / e : 0, skipped, missed }' <<<"$7"$'\n'"$8"
+}
+
+# cost_id RING FRAC REGIME: the id of a cell's probed trial.
+cost_id() {
+	echo "cost-$1-$2-${3//:/_}"
+}
+
+# boot SETTING: one guest running the setting's trials, then (probed) one
+# probed trial per cell; appends their rows.
 boot() {
-	local s=$1 k r f pps g u seed sched dur trials=() line log
+	local s=$1 k r f pps g u seed sched dur trials=() line log id totals pf=''
 	k=$(setting_kernel "$s")
 	# the schedules cover the slowest rate's run and a quarter more (its
 	# jitter; a stall after the last frame is not run)
@@ -337,6 +410,17 @@ boot() {
 			done
 		done
 	done
+	if probed "$s"; then
+		pf=$(probe_file "$cost_probe" "$k")
+		for r in $rings; do
+			for f in $rates; do
+				pps=$(awk -v c="$capacity" -v f="$f" 'BEGIN { printf "%d", c * f }')
+				for g in $stall_regimes; do
+					trials+=("$(cost_id "$r" "$f" "$g"):$r:$pps:$(seed_of "$s" 1):$(schedule "$g" "$(seed_of "$s" 1)" "$dur"):$pf")
+				done
+			done
+		done
+	fi
 	log=$out/boots/$s.log
 	guest "$k" "$log" trials "$(refill_knobs "$s" | tr ' ' ';')" "$burst" "$len" "$jitter" "$frames" "${trials[@]}"
 	for r in $rings; do
@@ -344,10 +428,30 @@ boot() {
 			pps=$(awk -v c="$capacity" -v f="$f" 'BEGIN { printf "%d", c * f }')
 			for g in $stall_regimes; do
 				for u in $(seq "$seeds"); do
-					line=$(grep "^trial=$r-$f-${g//:/_}-$u " "$log") || die "$s: no result for ring $r, rate $f, $g, unit $u; see $log"
+					line=$(grep -F "trial=$r-$f-${g//:/_}-$u " "$log" | grep "^trial=") || die "$s: no result for ring $r, rate $f, $g, unit $u; see $log"
 					check_trial "$line" "$r" || die "$s, ring $r, rate $f, $g, unit $u: $(check_trial "$line" "$r" 2>&1 || true); see $log"
 					row "$s" "$k" "$r" "$f" "$pps" "$g" "$u" "$(seed_of "$s" "$u")" "$line" >>"$out/trials.csv"
 				done
+			done
+		done
+	done
+	[ -n "$pf" ] || return 0
+	mkdir -p "$out/costs/$s"
+	for r in $rings; do
+		for f in $rates; do
+			pps=$(awk -v c="$capacity" -v f="$f" 'BEGIN { printf "%d", c * f }')
+			for g in $stall_regimes; do
+				id=$(cost_id "$r" "$f" "$g")
+				if ! line=$(grep -F "trial=$id " "$log" | grep "^trial=") || ! check_trial "$line" "$r" 2>/dev/null; then
+					warn "$s, probed trial $id: no consistent result ($(check_trial "$line" "$r" 2>&1 || true)): no cost row; see $log"
+					continue
+				fi
+				{ grep -F "probe[$id] " "$log" || true; } | sed "s/^probe\[$id\] //" >"$out/costs/$s/$id.txt"
+				if ! totals=$("$VRB_CACHE/ringsim/calib" --totals "$out/costs/$s/$id.txt" 2>&1); then
+					warn "$s, probed trial $id: no costs ($totals; the probe's output: $out/costs/$s/$id.txt)"
+					continue
+				fi
+				cost_row "$s" "$k" "$r" "$f" "$pps" "$g" "$line" "$totals" "$out/costs/$s/$id.txt" >>"$out/costs.csv"
 			done
 		done
 	done
@@ -377,6 +481,24 @@ verdicts() {
 	done
 }
 
+# cost_table: guest ns in rx polls (refill included) / in refill per frame
+# received, per cell and setting, from costs.csv.
+cost_table() {
+	echo
+	echo "Guest time per frame received, ns, in virtio_net's rx polls (refill included) / in their refills,"
+	echo "and (frames dropped probed / the same seed unprobed): one trial per cell under $cost_probe (seed"
+	echo "$(seed_of "$ref" 1)); the probe's cost and the generator's interrupts are inside: compare settings, not absolute values"
+	grep -v '^#' "$out/costs.csv" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ k = sprintf("%6s %5s %-16s", $3, $4, $6)
+			v[k, $1] = sprintf("%.0f/%.0f (%s/%s)", $c["poll_ns_per_frame"], $c["refill_ns_per_frame"],
+				$c["dropped"], $c["dropped_unprobed"]); K[k]; S[$1] }
+		END {
+			printf "%-29s", "ring  rate  stalls"; for (x in S) { o[++m] = x }
+			for (i = 1; i <= m; i++) printf " %22s", o[i]; print ""
+			for (k in K) { printf "%s", k; for (i = 1; i <= m; i++) printf " %22s", v[k, o[i]]; print "" } }' |
+		sort -k1,1n -k2,2n
+}
+
 # tables: tables.txt: mean drop % per cell and setting, then the verdicts.
 tables() {
 	{
@@ -394,6 +516,7 @@ tables() {
 		echo
 		echo "Against $ref, paired by seed (95 % bootstrap intervals; ${aa:-no A/A arm}: the A/A arm, the noise floor):"
 		stats_table "$out/verdicts.csv"
+		[ -z "$cost_probe" ] || cost_table
 	} >"$out/tables.txt"
 }
 
@@ -405,7 +528,11 @@ main() {
 	kernel_check_source
 	busy=$(host_check_quiet)
 	stage "kernels" "$VRB_ROOT/scripts/build-kernels.sh" --variant all
-	stage "build stall_sched" build
+	stage "build stall_sched${cost_probe:+ and calib}" build
+	if [ -n "$cost_probe" ]; then
+		# shellcheck disable=SC2086 # a word list
+		stage "probe $cost_probe" build_probe_for "$cost_probe" $settings
+	fi
 	stage "build the statistics" stats_build
 	if [ -n "$out" ]; then out=$(results_claim "$out"); else out=$(results_new_dir C); fi
 	mkdir -p "$out/stalls" "$out/boots"
@@ -422,8 +549,10 @@ main() {
 		"settings=$settings" "reference=$ref" "aa_arm=${aa:-none}" "rings=$rings" "rates=$rates"
 		"capacity_pps=$capacity" "stall_regimes=$stall_regimes" "seeds=$seeds" "frames=$frames"
 		"burst=$burst" "frame_len=$len" "jitter_pct=$jitter" "host_busy_cpus_at_start=$busy"
-		"stall_tables=$(table_hashes)")
+		"stall_tables=$(table_hashes)"
+		"cost_probe=${cost_probe:-none}${cost_probe:+ (one probed trial per cell and setting, seed of unit 1; costs.csv)}")
 	results_csv_open "$out/trials.csv" "$TRIAL_COLS" "${meta[@]}"
+	[ -z "$cost_probe" ] || results_csv_open "$out/costs.csv" "$COST_COLS" "${meta[@]}"
 	t0=$(now)
 	for s in $settings; do
 		n=$((n + 1))

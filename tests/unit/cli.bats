@@ -9,7 +9,7 @@ setup() {
 }
 
 @test "every script has a --help that exits 0" {
-	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh scripts/install-deps.sh scripts/check-series.sh scripts/export-series.sh bench/ptr_ring/sweep.sh bench/vhost_src/run-b.sh bench/vhost_drv/run-a.sh bench/vdpa_gen/run-c.sh bench/ringsim/run-model.sh bench/report/summary.sh bench/report/compare-runs.sh scripts/check-digest.sh; do
+	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh scripts/install-deps.sh scripts/check-series.sh scripts/export-series.sh bench/ptr_ring/sweep.sh bench/vhost_src/run-b.sh bench/vhost_drv/run-a.sh bench/vdpa_gen/run-c.sh bench/ringsim/run-model.sh bench/ringsim/model-c.sh bench/report/summary.sh bench/report/compare-runs.sh scripts/check-digest.sh; do
 		run "$VRB_ROOT/$s" --help
 		[ "$status" -eq 0 ]
 		[[ "$output" == Usage:* ]]
@@ -17,7 +17,7 @@ setup() {
 }
 
 @test "an unknown option is refused by every script" {
-	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh scripts/install-deps.sh scripts/check-series.sh scripts/export-series.sh bench/ptr_ring/sweep.sh bench/vhost_src/run-b.sh bench/vhost_drv/run-a.sh bench/vdpa_gen/run-c.sh bench/ringsim/run-model.sh bench/report/summary.sh bench/report/compare-runs.sh scripts/check-digest.sh; do
+	for s in run-bench.sh scripts/build-kernels.sh scripts/guest-run.sh scripts/install-deps.sh scripts/check-series.sh scripts/export-series.sh bench/ptr_ring/sweep.sh bench/vhost_src/run-b.sh bench/vhost_drv/run-a.sh bench/vdpa_gen/run-c.sh bench/ringsim/run-model.sh bench/ringsim/model-c.sh bench/report/summary.sh bench/report/compare-runs.sh scripts/check-digest.sh; do
 		run "$VRB_ROOT/$s" --no-such-option
 		[ "$status" -ne 0 ]
 		[[ "$output" == *"unknown option '--no-such-option'"* ]]
@@ -63,14 +63,16 @@ setup() {
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps "7 3"
 	[ "$status" -eq 0 ]
 	[ "$(cut -d: -f1 <<<"$output" | tr '\n' ' ')" = "7 3 " ]
-	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps 11
+	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps 12
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"--steps must be an integer from 1 to 10, not '11'"* ]]
-	# seed 003's table in virtual time: one C step per ring
+	[[ "$output" == *"--steps must be an integer from 1 to 11, not '12'"* ]]
+	# seed 003's table in virtual time: one C step for ring 256, two for 1024
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run C
 	[ "$status" -eq 0 ]
-	[ "$(cut -d: -f1 <<<"$output" | tr '\n' ' ')" = "9 10 " ]
-	grep -q -- '^10: .* C .*--rings 1024 .*--seeds 20 ' <<<"$output"
+	[ "$(cut -d: -f1 <<<"$output" | tr '\n' ' ')" = "9 10 11 " ]
+	grep -q -- '^9: .* C .*--rings 256 --rates 0.7\\ 0.9\\ 1.0\\ 1.1 .*--seeds 20 ' <<<"$output"
+	grep -q -- '^10: .* C .*--rings 1024 --rates 0.7\\ 0.9 .*--seeds 20 ' <<<"$output"
+	grep -q -- '^11: .* C .*--rings 1024 --rates 1.0\\ 1.1 .*--seeds 20 ' <<<"$output"
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps 2 B
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"none of them is a step of B"* ]]
@@ -246,7 +248,7 @@ setup() {
 	for a in "--rates 0" "--rates x" "--rates 11" "--rings 300" "--rings 1" "--burst 512" "--burst 0" "--seeds 1" \
 		"--frames 99" "--len 59" "--jitter 101" "--capacity 0" "--stalls x" "--stalls none:1" "--stalls exp:0:10" \
 		"--stalls exp:100:0" "--stalls table:nosuch:10" "--stalls 'table:../x:10'" "--settings b8" "--settings 'auto auto'" \
-		"--ref mn9 --settings auto"; do
+		"--ref mn9 --settings auto" "--cost-probe avail_exhaust" "--cost-probe ''"; do
 		run bash -c "\"$VRB_ROOT/bench/vdpa_gen/run-c.sh\" --check-args $a"
 		echo "C $a: $output"
 		[ "$status" -eq 1 ]
@@ -257,6 +259,16 @@ setup() {
 	run "$VRB_ROOT/bench/vdpa_gen/run-c.sh" --check-args --burst 512 --rings "256 1024"
 	[[ "$output" == *"--burst 512 is larger than ring 256"* ]]
 	run "$VRB_ROOT/bench/vdpa_gen/run-c.sh" --check-args --settings "stock auto mn16_aa" --rings 512 --stalls "none exp:50:1000"
+	[ "$status" -eq 0 ]
+	run "$VRB_ROOT/bench/vdpa_gen/run-c.sh" --check-args --cost-probe avail_exhaust
+	[[ "$output" == *"'avail_exhaust' is not rx_costs or rx_costs.bt"* ]]
+	# systemtap does not build for 6.12: its probe is the bpftrace twin
+	VRB_BASE=6.12 run "$VRB_ROOT/bench/vdpa_gen/run-c.sh" --check-args --cost-probe rx_costs
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"systemtap does not build for base 6.12: use rx_costs.bt"* ]]
+	VRB_BASE=6.12 run "$VRB_ROOT/bench/vdpa_gen/run-c.sh" --check-args --cost-probe rx_costs.bt
+	[ "$status" -eq 0 ]
+	run "$VRB_ROOT/bench/vdpa_gen/run-c.sh" --check-args --no-costs
 	[ "$status" -eq 0 ]
 	run "$VRB_ROOT/run-bench.sh" C --repeats 2
 	[ "$status" -ne 0 ]

@@ -127,6 +127,40 @@ is_png() {
 	[ ! -e "$d/plots" ]
 }
 
+@test "workload C with its probed trials: a table per cell, drop % from trials.csv, the cost column from costs.csv" {
+	local c=$FIX/c d s r f g want drop section
+	d=$BATS_TEST_TMPDIR/c
+	mkdir -p "$d" && cp "$c/trials.csv" "$c/verdicts.csv" "$c/costs.csv" "$d/"
+	run "$SUM" --no-plots "$d"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	md=$d/summary.md
+	cat "$md"
+	[ "$(grep -c '^### Ring ' "$md")" -eq "$(grep -v '^#' "$d/trials.csv" | awk -F, 'NR > 1 { print $3, $4, $6 }' | sort -u | wc -l)" ]
+	grep -q '^| setting | drop % | .* | rx poll / refill ns per frame (share of time), probed |$' "$md"
+	grep -q '^The last column is from one more trial per cell under the rx_costs probe' "$md"
+	grep -q '^Costs: \[costs.csv\](costs.csv)' "$md"
+	# each probed cell's row: its mean drop % (trials.csv) and its costs (costs.csv)
+	while IFS=, read -r s r f g; do
+		want=$(grep -v '^#' "$d/costs.csv" | awk -F, -v s="$s" -v r="$r" -v f="$f" -v g="$g" '
+			NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+			$1 == s && $3 == r && $4 == f "" && $6 == g {
+				printf "%.0f/%.0f (%.1f %%)", $c["poll_ns_per_frame"], $c["refill_ns_per_frame"], $c["poll_pct_of_time"] }')
+		drop=$(grep -v '^#' "$d/trials.csv" | awk -F, -v s="$s" -v r="$r" -v f="$f" -v g="$g" \
+			'$1 == s && $3 == r && $4 == f "" && $6 == g { x += $12; n++ } END { printf "%.4f", x / n }')
+		echo "$s $r $f $g: $drop, $want"
+		[ -n "$want" ]
+		section=$(awk -v r="$r" -v f="$f" -v g="$g" '$0 == "### Ring " r ", " f "x capacity, stalls " g { p = 1; next } /^### / { p = 0 } p' "$md")
+		grep -q "^| $s | $drop | .* | $want |$" <<<"$section"
+	done < <(grep -v '^#' "$d/costs.csv" | awk -F, 'NR > 1 { print $1 "," $3 "," $4 "," $6 }')
+	# without costs.csv: no cost column, no costs lines
+	rm "$d/costs.csv" "$md"
+	run "$SUM" --no-plots "$d"
+	[ "$status" -eq 0 ]
+	grep -q '^| setting | drop % | .* | generator ns / frame |$' "$md"
+	[ "$(grep -c 'probed\|^Costs: \|^The last column is from' "$md")" -eq 0 ]
+}
+
 @test "ptr_ring: the sweep's tables and a heat map per mode, work and consumer batch" {
 	d=$(run_dir pr "$FIX"/report/ptr_ring/summary.csv "$FIX"/report/ptr_ring/patched_vs_stock.csv "$FIX"/report/ptr_ring/best_zbatch.csv)
 	run "$SUM" "$d"

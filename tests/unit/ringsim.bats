@@ -14,7 +14,7 @@ setup() {
 	run make -s -C "$VRB_ROOT/bench/ringsim" BUILD="$BUILD" check
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"ringsim: 8 passed, 0 failed"* ]]
+	[[ "$output" == *"ringsim: 9 passed, 0 failed"* ]]
 	[[ "$output" == *"costs: 5 passed, 0 failed"* ]]
 }
 
@@ -46,6 +46,43 @@ setup() {
 	# 1000 frames, one per poll: a legacy refill per 129 frames
 	[[ "$output" == *"rule=legacy "*" offered=1000 delivered=1000 dropped=0 "*" refills=7 refill_bufs=903 "* ]]
 	[[ "$output" == *" violations=0" ]]
+}
+
+@test "ringsim takes workload C's source (bursts, jitter, its cost, a stall schedule) and refuses bad ones" {
+	local f=$BATS_TEST_TMPDIR/stalls.txt
+	run make -s -C "$VRB_ROOT/bench/ringsim" BUILD="$BUILD" "$BUILD/ringsim"
+	[ "$status" -eq 0 ]
+	for o in "--burst 0" "--burst 32769" "--jitter 101" "--src-ns x" "--frames 0" "--stall-file /nonexistent"; do
+		run bash -c "\"$BUILD/ringsim\" $o"
+		echo "$o: $output"
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"ringsim: "* ]]
+	done
+	printf '# made by stall_sched\n2000000 1000000\n1000000 10\n' >"$f"
+	run "$BUILD/ringsim" --stall-file "$f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"line 3: not \"<offset_ns> <len_ns>\", ascending"* ]]
+	printf '1000000 -5\n' >"$f"
+	run "$BUILD/ringsim" --stall-file "$f"
+	[ "$status" -eq 2 ]
+	printf '1000000 10 7\n' >"$f"
+	run "$BUILD/ringsim" --stall-file "$f"
+	[ "$status" -eq 2 ]
+	printf '1000000 10\n' >"$f"
+	run "$BUILD/ringsim" --stall-file "$f" --stalls-per-s 5
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"one or the other"* ]]
+	# a 4 ms stall 2 ms into 10000 frames at 1 Mpps, in bursts of 32
+	printf '# a comment\n2000000 4000000\n' >"$f"
+	run "$BUILD/ringsim" --rate 1000000 --frames 10000 --burst 32 --jitter 50 --src-ns 100 --stall-file "$f"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" offered=10000 "*" stalls=1 stall_ns=4000000 "* ]]
+	[[ "$output" == *" violations=0" ]]
+	local d
+	d=$(tr ' ' '\n' <<<"$output" | sed -n 's/^dropped=//p')
+	[ "$d" -ge $((4000 - 256)) ]
+	[ "$d" -le 4000 ]
 }
 
 # A real run's workload B boot with the rx_costs probe (from the committed
@@ -83,6 +120,18 @@ FIX=tests/fixtures/model/b
 	run "$BUILD/calib"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"Usage: calib"* ]]
+	# --totals: the probe's own sums, no fit: each field as its summary says
+	run "$BUILD/calib" --totals "$probe"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	local f want got
+	for f in ring polls irq_polls repolls frames refills bufs poll_ns refill_ns other_refills packed_polls seconds; do
+		want=$(grep '^rx_costs: summary rxq=0 ' "$probe" | tr ' ' '\n' | sed -n "s/^$f=//p")
+		got=$(grep '^calib: totals rxq=0 ' <<<"$output" | tr ' ' '\n' | sed -n "s/^$f=//p")
+		echo "$f: $want $got"
+		[ -n "$want" ]
+		[ "$got" = "$want" ]
+	done
 	printf 'rx_costs: summary rxq=0 polls=x\n' >"$BATS_TEST_TMPDIR/bad.txt"
 	run "$BUILD/calib" "$BATS_TEST_TMPDIR/bad.txt"
 	[ "$status" -eq 2 ]
@@ -120,4 +169,67 @@ FIX=tests/fixtures/model/b
 			[ "$(head -c 4 "$out/$p" | tail -c 3)" = PNG ]
 		done <"$out/plots.txt"
 	fi
+}
+
+@test "model-c.sh on a recorded C run: fitted costs per setting and ring, a row per cell and setting, counted means from trials.csv; bad input refused" {
+	local c=$VRB_ROOT/tests/fixtures/c out=$BATS_TEST_TMPDIR/mc cells settings rings
+	VRB_CACHE=$BATS_TEST_TMPDIR/cache run "$VRB_ROOT/bench/ringsim/model-c.sh" --from "$c" --out "$out"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -d "$out" ] && [ ! -e "$out.partial" ]
+	# the probed settings (the A/A arm is not probed) and their cells
+	settings=$(grep -v '^#' "$c/costs.csv" | awk -F, 'NR > 1 { print $1 }' | sort -u)
+	rings=$(sed -n 's/^# rings: //p' "$c/trials.csv" | wc -w)
+	cells=$(grep -v '^#' "$c/trials.csv" | awk -F, 'NR > 1 { print $1, $3, $4, $6 }' | sort -u | grep -cwF "$settings")
+	# a calibration row per setting and ring: one probe scale per ring, in 0.5-1
+	[ "$(grep -v '^#' "$out/calib.csv" | tail -n +2 | wc -l)" -eq $(($(wc -l <<<"$settings") * rings)) ]
+	grep -v '^#' "$out/calib.csv" | awk -F, 'NR > 1 && !($6 >= 0.5 && $6 <= 1 && $5 > 0 && $5 < 1) { exit 1 }'
+	[ "$(grep -v '^#' "$out/calib.csv" | awk -F, 'NR > 1 { print $2, $6, $7 }' | sort -u | wc -l)" -eq "$rings" ]
+	# the costs are calib's fit of the probed trial at the calibration cell times (1 - gen_share)
+	local s r f g share fit want got n cd cr
+	IFS=, read -r s r f g share _ _ _ got _ < <(grep -v '^#' "$out/calib.csv" | sed -n 2p)
+	fit=$(make -s -C "$VRB_ROOT/bench/ringsim" BUILD="$BATS_TEST_TMPDIR/cache/ringsim" "$BATS_TEST_TMPDIR/cache/ringsim/calib" >/dev/null &&
+		"$BATS_TEST_TMPDIR/cache/ringsim/calib" "$c/costs/$s/cost-$r-$f-${g//:/_}.txt" | sed -n 's/^ringsim_args: .*--frame-ns \([0-9]*\) .*/\1/p')
+	want=$(awk -v f="$fit" -v s="$share" 'BEGIN { printf "%.0f", (1 - s) * f }')
+	echo "frame_ns: fit $fit share $share: want $want got $got"
+	[ "$got" = "$want" ]
+	# a model row per probed cell and setting; the reference's calibration
+	# cell marked at each ring whose probe scale was fitted there
+	[ "$(grep -v '^#' "$out/model.csv" | tail -n +2 | wc -l)" -eq "$cells" ]
+	[ "$(grep -v '^#' "$out/model.csv" | awk -F, '$6 == "yes"' | wc -l)" -eq "$(grep -v '^#' "$out/calib.csv" | awk -F, '$7 == "fitted"' | cut -d, -f2 | sort -u | wc -l)" ]
+	[ "$(grep -v '^#' "$out/model.csv" | awk -F, '$6 == "yes"' | wc -l)" -ge 1 ]
+	# the counted means are trials.csv's (drop %; refills per 1000 offered where counted)
+	while IFS=, read -r s r f g n _ cd _ _ _ cr _; do
+		want=$(grep -v '^#' "$c/trials.csv" | awk -F, -v s="$s" -v r="$r" -v f="$f" -v g="$g" \
+			'$1 == s && $3 == r && $4 == f "" && $6 == g { d += $12; if ($24 != "") { q += 1000 * $24 / $9; m++ }; n++ }
+			END { printf "%d %.4f %s", n, d / n, m ? sprintf("%.3f", q / m) : "" }')
+		echo "$s $r $f $g: $want / $n $cd $cr"
+		[ "$want" = "$n $cd $cr" ]
+	done < <(grep -v '^#' "$out/model.csv" | tail -n +2)
+	# the probed trial's drop % is costs.csv's
+	while IFS=, read -r s r f g _ _ _ _ _ _ _ _ pd _; do
+		want=$(grep -v '^#' "$c/costs.csv" | awk -F, -v s="$s" -v r="$r" -v f="$f" -v g="$g" \
+			'$1 == s && $3 == r && $4 == f "" && $6 == g { printf "%.4f", 100 * $10 / $8 }')
+		[ "$pd" = "$want" ]
+	done < <(grep -v '^#' "$out/model.csv" | tail -n +2)
+	# the reference's calibration cell: the model drops no more than counted
+	# there, unless the scale is at its bound
+	local ref how
+	ref=$(sed -n 's/^# reference: //p' "$c/trials.csv")
+	while read -r r how; do
+		[ "$how" = at-bound ] || grep -v '^#' "$out/model.csv" |
+			awk -F, -v r="$r" -v s="$ref" '$1 == s && $2 == r && $6 == "yes" && $8 > $7 + 0.00005 { exit 1 }'
+	done < <(grep -v '^#' "$out/calib.csv" | awk -F, -v s="$ref" '$1 == s { print $2, $7 }')
+	grep -q "predicted cells within +-20 % of the counted drops" "$out/tables.txt"
+	# bad input: nothing written
+	local bad=$BATS_TEST_TMPDIR/nocosts
+	mkdir -p "$bad" && cp "$c/trials.csv" "$bad/"
+	cp -r "$c" "$BATS_TEST_TMPDIR/run.partial"
+	for a in "--from $bad" "--from $VRB_ROOT/tests/fixtures/report/a" "--from $c --tolerance 0" "--from $c --tolerance x" "--from $BATS_TEST_TMPDIR/run.partial" ""; do
+		# shellcheck disable=SC2086 # word lists
+		VRB_CACHE=$BATS_TEST_TMPDIR/cache run "$VRB_ROOT/bench/ringsim/model-c.sh" $a --out "$BATS_TEST_TMPDIR/never"
+		echo "$a: $output"
+		[ "$status" -ne 0 ]
+		[ ! -e "$BATS_TEST_TMPDIR/never" ]
+	done
 }
