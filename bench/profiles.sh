@@ -59,8 +59,9 @@ profile_full() {
 	# guest had under workload B: bench/vdpa_gen/stall-tables/tcg-b.txt at
 	# the 252 per second of busy time measured there), 20 seeds per cell,
 	# one step for ring 256 (about 2.3 s a trial), two for ring 1024 (about
-	# 4.6 s a trial: 204 in 15.6 min in the stock boot of a run stopped on
-	# 2026-12-03), each with one probed trial per cell and setting
+	# 4.6 s a trial: 204 in 15.6 min in the first boot of a run stopped on
+	# 2026-12-03 and not kept), each with one probed trial per cell and
+	# setting
 	local rates
 	for rates in "0.7 0.9 1.0 1.1" "0.7 0.9" "1.0 1.1"; do
 		ring=1024

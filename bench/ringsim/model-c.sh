@@ -51,7 +51,8 @@ does.
 Writes to DIR: calib.csv (the costs the model runs with, per setting and
 ring, with gen_share and probe_scale), model.csv (per cell and setting:
 counted and modelled drop %, their ratio, within +-TOL % or not; refills
-per 1000 frames both ways) and tables.txt.
+per 1000 frames both ways), tables.txt and warnings.txt (what the fits
+and the run give reason to doubt; also at the end of tables.txt).
 
   --from DIR         a workload C result dir with costs/ (run-c.sh without --no-costs)
   --tolerance PCT    a cell's model is off when its drop % is outside
@@ -84,6 +85,13 @@ parse_args() {
 	fi
 }
 
+# note TEXT...: a warning, also kept with the results (warnings.txt, and
+# at the end of tables.txt).
+note() {
+	warn "$*"
+	echo "$*" >>"$out/warnings.txt"
+}
+
 # rule_args SETTING: the model's refill rule for a C setting.
 rule_args() {
 	local s=${1%_aa}
@@ -113,13 +121,13 @@ calibrate() {
 			f=$from/costs/$s/$id.txt
 			if ! fit=$("$BUILD/calib" "$f" 2>&1) || ! line=$(sed -n 's/^ringsim_args: //p' <<<"$fit") || [ -z "$line" ]; then
 				[ "$s" != "$ref" ] || die "no calibration of the reference $ref at ring $r: calib on $f: $(tail -n 1 <<<"$fit")"
-				warn "$s, ring $r: not modelled (calib on $f: $(tail -n 1 <<<"$fit"))"
+				note "$s, ring $r: not modelled (calib on $f: $(tail -n 1 <<<"$fit"))"
 				continue
 			fi
 			# a line through fewer than 2 classes of 10 or more is no line
 			for w in work refill; do
 				[ "$(grep -c "^calib: class what=$w .* n=\([1-9][0-9]\+\)" <<<"$fit")" -ge 2 ] ||
-					warn "$s, ring $r: its $w costs rest on fewer than 2 sizes seen 10 times or more in $f: a fixed cost, or a line through one sample"
+					note "$s, ring $r: its $w costs rest on fewer than 2 sizes seen 10 times or more in $f: a fixed cost, or a line through one sample"
 			done
 			# the generator's share of the trial's guest time (costs.csv)
 			share=$(grep -v '^#' "$from/costs.csv" | awk -F, -v s="$s" -v r="$r" -v f="$frac" -v g="$regime" \
@@ -131,7 +139,7 @@ calibrate() {
 				-v cp="$(col "$from/costs.csv" probe_polls)" -v cs="$(col "$from/costs.csv" probe_skipped)" \
 				-v cm="$(col "$from/costs.csv" probe_entry_missed)" \
 				'$1 == s && $3 == r && $4 == f "" && $6 == g && $cs + $cm > $cp / 10 { exit 1 }' ||
-				warn "$s, ring $r: the probe skipped or missed more than a tenth of its polls' events in $f: its costs are less sure"
+				note "$s, ring $r: the probe skipped or missed more than a tenth of its polls' events in $f: its costs are less sure"
 			g=$(awk -v k="$(awk -v x="$share" 'BEGIN { print 1 - x }')" '{ for (i = 1; i < NF; i += 2) v[$i] = $(i + 1) }
 				END { printf "%.0f,%.0f,%.0f,%.0f,%.0f", k * v["--poll-ns"], k * v["--frame-ns"], k * v["--refill-ns"],
 					k * v["--buf-ns"], k * v["--irq-ns"] }' <<<"$line")
@@ -217,7 +225,7 @@ calib_csv() {
 	echo "setting,ring,rate_frac,regime,gen_share,probe_scale,probe_fit,poll_ns,frame_ns,refill_ns,buf_ns,irq_ns" >>"$out/calib.csv"
 	for r in $(meta "$from/trials.csv" rings); do
 		read -r k how < <(fit_probe "$r" "$net")
-		[ "$how" != at-bound ] || warn "ring $r: the model drops more than $ref counted at ${cal_frac}x, $cal_regime even with the costs halved: probe scale left at $k, the model is off there"
+		[ "$how" != at-bound ] || note "ring $r: the model drops more than $ref counted at ${cal_frac}x, $cal_regime even with the costs halved: probe scale left at $k, the model is off there"
 		log "ring $r: probe scale $k ($how; on $ref at ${cal_frac}x, $cal_regime)"
 		awk -F, -v r="$r" -v k="$k" -v how="$how" 'BEGIN { OFS = "," } $2 == r {
 			print $1, $2, $3, $4, $5, k, how, $6, $7, $8, $9, $10 }' <<<"$net" >>"$out/calib.csv"
@@ -286,6 +294,11 @@ tables() {
 		grep -v '^#' "$out/model.csv" | awk -F, -v tol="$tolerance" 'NR > 1 && $6 == "no" { n++; if ($10 == "yes") y++ }
 				NR > 1 && $15 != "" { pn++; if ($15 >= 1 - tol / 100 && $15 <= 1 + tol / 100) py++ }
 			END { printf "%d of %d predicted cells within +-%s %% of the counted drops; %d of %d probed trials within +-%s %% of the model of them\n", y, n, tol, py, pn, tol }'
+		if [ -s "$out/warnings.txt" ]; then
+			echo
+			echo "Warnings:"
+			sed 's/^/- /' "$out/warnings.txt"
+		fi
 	} >"$out/tables.txt"
 }
 
@@ -319,13 +332,13 @@ main() {
 		awk '$1 <= 1 { f = $1 } NR == 1 { m = $1 } END { print (f != "" ? f : m) }')
 	# the model has no resync (the generator skipping gaps it was late for)
 	[ "$(grep -v '^#' "$from/trials.csv" | awk -F, -v c="$(col "$from/trials.csv" resyncs)" 'NR > 1 && $c > 0' | wc -l)" -eq 0 ] ||
-		warn "some trials of $from resynced (resyncs > 0): the model has no resync, their cells are off by that"
+		note "some trials of $from resynced (resyncs > 0): the model has no resync, their cells are off by that"
 	local s
 	for s in $(meta "$from/trials.csv" settings); do
 		[ "$s" != "$(meta "$from/trials.csv" aa_arm)" ] || continue
-		grep -v '^#' "$from/costs.csv" | cut -d, -f1 | grep -qxF "$s" || warn "$s: no probed trial in $from/costs.csv: not modelled"
+		grep -v '^#' "$from/costs.csv" | cut -d, -f1 | grep -qxF "$s" || note "$s: no probed trial in $from/costs.csv: not modelled"
 	done
-	awk -v f="$cal_frac" 'BEGIN { exit !(f > 1) }' && warn "every rate of $from is above 1.0x: calibrating at ${cal_frac}x"
+	awk -v f="$cal_frac" 'BEGIN { exit !(f > 1) }' && note "every rate of $from is above 1.0x: calibrating at ${cal_frac}x"
 	stage "calibrate" calib_csv
 	stage "model every cell and seed" model_rows
 	tables

@@ -221,6 +221,9 @@ FIX=tests/fixtures/model/b
 			awk -F, -v r="$r" -v s="$ref" '$1 == s && $2 == r && $6 == "yes" && $8 > $7 + 0.00005 { exit 1 }'
 	done < <(grep -v '^#' "$out/calib.csv" | awk -F, -v s="$ref" '$1 == s { print $2, $7 }')
 	grep -q "predicted cells within +-20 % of the counted drops" "$out/tables.txt"
+	# the fixture's fits rest on one refill size a rule: said, and kept with the results
+	grep -q 'refill costs rest on fewer than 2 sizes seen 10 times' "$out/warnings.txt"
+	grep -qx 'Warnings:' "$out/tables.txt"
 	# bad input: nothing written
 	local bad=$BATS_TEST_TMPDIR/nocosts
 	mkdir -p "$bad" && cp "$c/trials.csv" "$bad/"
