@@ -36,7 +36,7 @@ vg_del() {
 }
 
 # vg_set NAME VALUE: one generator parameter (rate, burst, len, jitter,
-# frames, seed).
+# anchored, frames, seed).
 vg_set() {
 	echo "$2" >"$VG_DIR/$1"
 }

@@ -35,6 +35,14 @@ c_cost() {
 		END { if (!f) print "-" }'
 }
 
+# pacing_of DIR: the generator's pacing in the run (runs without the
+# metadata line drifted: the generator had no other pacing then).
+pacing_of() {
+	local p
+	p=$(meta "$1/trials.csv" pacing)
+	echo "${p:-drift}"
+}
+
 # c_headline: what the run shows, generated from verdicts.csv.
 c_headline() {
 	local v=$dir/verdicts.csv ref aa
@@ -42,7 +50,7 @@ c_headline() {
 	aa=$(meta "$dir/trials.csv" aa_arm)
 	echo "## Headline"
 	echo
-	echo "- Design: $(meta "$dir/trials.csv" seeds) seeds per cell (the unit), the same seeds for every setting, other seeds for the A/A arm ($aa); one boot per setting, a fresh device per trial; capacity $(meta "$dir/trials.csv" capacity_pps) frames/s of guest time; rates $(meta "$dir/trials.csv" rates) of it; rings $(meta "$dir/trials.csv" rings); stall regimes $(meta "$dir/trials.csv" stall_regimes)."
+	echo "- Design: $(meta "$dir/trials.csv" seeds) seeds per cell (the unit), the same seeds for every setting, other seeds for the A/A arm ($aa); one boot per setting, a fresh device per trial; capacity $(meta "$dir/trials.csv" capacity_pps) frames/s of guest time; rates $(meta "$dir/trials.csv" rates) of it; rings $(meta "$dir/trials.csv" rings); stall regimes $(meta "$dir/trials.csv" stall_regimes); bursts of $(meta "$dir/trials.csv" burst), jitter +-$(meta "$dir/trials.csv" jitter_pct) %, pacing $(pacing_of "$dir")."
 	grep -v '^#' "$v" | awk -F, -v aa="$aa" 'NR > 1 && $1 ~ /^drop_pct / && $2 == aa && $7 != "" {
 			w = 100 * ($8 - $7); if (w > mx) mx = w; n++; if ($12 ~ /DIFFERS/) bad++ }
 		END { if (n) printf "- Noise floor: the A/A arm'"'"'s 95 %% interval of the drop ratio spans at most %.1f %% (widest cell); it excluded 1 (a difference where there is none) in %d of the %d cells that drop.\n", mx, bad, n }'

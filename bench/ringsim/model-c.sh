@@ -20,7 +20,7 @@ from=''
 out=''
 tolerance=20
 check_args=''
-frames='' burst='' jitter='' ref='' cd_='' cr_='' co_='' cg_='' cal_frac='' cal_regime=''
+frames='' burst='' jitter='' pacing='' ref='' cd_='' cr_='' co_='' cg_='' cal_frac='' cal_regime=''
 BUILD=$VRB_CACHE/ringsim
 
 usage() {
@@ -43,7 +43,7 @@ counted, unprobed, trials). That cell is marked fitted; every other cell,
 and every other setting, is a prediction.
 
 Per cell, setting and seed the model runs with the cell's rate, the run's
-frames, burst and jitter, the setting's refill rule (stock: auto, the same
+frames, burst, jitter and pacing, the setting's refill rule (stock: auto, the same
 rule) and the stall schedule the guest ran for that seed (stalls/). Stalls
 in the model start only between polls, as the generator's stall thread
 does.
@@ -167,7 +167,7 @@ sim_cell() {
 		[ "$g" = none ] || sched=(--stall-file "$from/stalls/${g//:/_}-s$seed.txt")
 		# shellcheck disable=SC2086 # rule: words
 		"$BUILD/ringsim" $rule --ring "$r" --rate "${pps%.*}" --frames "$frames" \
-			--burst "$burst" --jitter "$jitter" --src-ns "$src" --poll-ns "${c[0]}" --frame-ns "${c[1]}" \
+			--burst "$burst" --jitter "$jitter" --pacing "$pacing" --src-ns "$src" --poll-ns "${c[0]}" --frame-ns "${c[1]}" \
 			--refill-ns "${c[2]}" --buf-ns "${c[3]}" --irq-ns "${c[4]}" --seed "$seed" "${sched[@]}" ||
 			die "ringsim failed for $s, ring $r, $g, seed $seed"
 	done | awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
@@ -318,6 +318,9 @@ main() {
 	frames=$(meta "$from/trials.csv" frames)
 	burst=$(meta "$from/trials.csv" burst)
 	jitter=$(meta "$from/trials.csv" jitter_pct)
+	# runs before the generator's anchored pacing drifted (no pacing line)
+	pacing=$(meta "$from/trials.csv" pacing)
+	pacing=${pacing:-drift}
 	ref=$(meta "$from/trials.csv" reference)
 	cd_=$(col "$from/trials.csv" drop_pct)
 	cr_=$(col "$from/trials.csv" refills)

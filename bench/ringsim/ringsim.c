@@ -44,6 +44,9 @@ static void usage(FILE *f)
 		"  --frames N         offer exactly N frames (in place of --duration-ms)\n"
 		"  --burst N          frames a burst, every N / PPS s, 1-32768 (default 1)\n"
 		"  --jitter P         each gap uniform within +-P %% of that, 0-100 (default 0)\n"
+		"  --pacing MODE      drift: as --jitter says, each gap drawn anew; anchored:\n"
+		"                     each burst within +-P/2 %% of a gap from its slot on a\n"
+		"                     fixed grid (the generator's anchored=1) (default drift)\n"
 		"  --src-ns N         guest time the source takes per frame (default 0)\n"
 		"  --stall-file FILE  a stall schedule (\"<offset_ns> <len_ns>\" lines, as\n"
 		"                     stall_sched writes): stalls hold NAPI off from their\n"
@@ -179,6 +182,7 @@ static int parse(int argc, char **argv, struct sim_params *p)
 		{ "frames", required_argument, 0, 'F' },
 		{ "burst", required_argument, 0, 'k' },
 		{ "jitter", required_argument, 0, 'j' },
+		{ "pacing", required_argument, 0, 'P' },
 		{ "src-ns", required_argument, 0, 'c' },
 		{ "stall-file", required_argument, 0, 'T' },
 		{ "help", no_argument, 0, 'h' },
@@ -219,6 +223,17 @@ static int parse(int argc, char **argv, struct sim_params *p)
 		case 'F': bad |= num("--frames", optarg, 1, 10000000000ULL, &p->frames); break;
 		case 'k': bad |= num("--burst", optarg, 1, 32768, &v); p->burst = v; break;
 		case 'j': bad |= num("--jitter", optarg, 0, 100, &v); p->jitter_pct = v; break;
+		case 'P':
+			if (!strcmp(optarg, "anchored")) {
+				p->anchored = true;
+			} else if (!strcmp(optarg, "drift")) {
+				p->anchored = false;
+			} else {
+				fprintf(stderr, "ringsim: --pacing must be anchored or drift, not '%s'\n",
+					optarg);
+				bad = -1;
+			}
+			break;
 		case 'c': bad |= num("--src-ns", optarg, 0, sec, &p->src_ns); break;
 		case 'T': bad |= read_sched(optarg, p); break;
 		case 'h': usage(stdout); exit(0);
@@ -251,9 +266,9 @@ int main(int argc, char **argv)
 	       " delivered=%" PRIu64 " dropped=%" PRIu64 " pending=%" PRIu64 " polls=%" PRIu64
 	       " starved_polls=%" PRIu64 " starvations=%" PRIu64 " refills=%" PRIu64
 	       " refill_bufs=%" PRIu64 " max_refill_ns=%" PRIu64 " stalls=%" PRIu64
-	       " stall_ns=%" PRIu64 " max_held=%" PRIu64 " violations=%" PRIu64 "\n",
+	       " stall_ns=%" PRIu64 " max_held=%" PRIu64 " violations=%" PRIu64 " last_burst_ns=%" PRIu64 "\n",
 	       rule, p.ring, p.budget, p.rate_pps, r.offered, r.delivered, r.dropped, r.pending,
 	       r.polls, r.starved_polls, r.starvations, r.refills, r.refill_bufs, r.max_refill_ns,
-	       r.stalls, r.stall_ns, r.max_held, r.violations);
+	       r.stalls, r.stall_ns, r.max_held, r.violations, r.last_burst_ns);
 	return 0;
 }

@@ -16,7 +16,7 @@ struct sim {
 	uint64_t frames;	/* frames offered in the whole run */
 	uint64_t end_ns;	/* when the source's last frame is due */
 	uint64_t bursts;	/* bursts offered */
-	int64_t jitter_ns;	/* the jitter's sum over the gaps so far */
+	int64_t jitter_ns;	/* the next burst's offset from its slot */
 	uint64_t src_end;	/* the vCPU is in the source until then */
 	unsigned int si;	/* the next stall of the schedule */
 	uint64_t free_at;	/* the last poll's end: a stall may begin */
@@ -37,7 +37,7 @@ static uint64_t arrival(const struct sim *s, uint64_t k)
 	return (uint64_t)((unsigned __int128)k * s->p->burst * 1000000000u / s->p->rate_pps);
 }
 
-/* When the next burst comes: its nominal time, moved by the jitter so far. */
+/* When the next burst comes: its slot, moved by its jitter. */
 static uint64_t burst_at(const struct sim *s)
 {
 	int64_t t = (int64_t)arrival(s, s->bursts + s->lead) + s->jitter_ns;
@@ -45,15 +45,24 @@ static uint64_t burst_at(const struct sim *s)
 	return t > 0 ? (uint64_t)t : 0;
 }
 
-/* One gap's jitter, uniform within +-jitter_pct % of the mean gap. */
+/*
+ * The next burst's jitter. Drifting: one gap's, uniform within +-jitter_pct %
+ * of the mean gap, added to the sum so far. Anchored: uniform within
+ * +-jitter_pct / 2 % of it about the burst's slot, nothing carried over.
+ */
 static void jitter(struct sim *s)
 {
 	const struct sim_params *p = s->p;
 	double gap = (double)p->burst * 1e9 / (double)p->rate_pps;
+	double u;
 
-	if (p->jitter_pct)
-		s->jitter_ns += (int64_t)(gap * p->jitter_pct / 100.0 *
-					  (2 * rng_unit(&s->src_rng) - 1));
+	if (!p->jitter_pct)
+		return;
+	u = 2 * rng_unit(&s->src_rng) - 1;
+	if (p->anchored)
+		s->jitter_ns = (int64_t)(gap * p->jitter_pct / 200.0 * u);
+	else
+		s->jitter_ns += (int64_t)(gap * p->jitter_pct / 100.0 * u);
 }
 
 static void check_ring(struct sim *s)
@@ -80,6 +89,7 @@ static uint64_t advance(struct sim *s, uint64_t t)
 			n = s->p->burst;
 		s->next += n;
 		s->bursts++;
+		s->r->last_burst_ns = at;
 		jitter(s);
 		for (uint64_t i = 0; i < n; i++) {
 			s->r->offered++;

@@ -19,6 +19,7 @@
 #ifndef SIM_H
 #define SIM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rule.h"
@@ -48,6 +49,10 @@ struct sim_params {
 	 */
 	unsigned int burst;
 	unsigned int jitter_pct;
+	/* true: each burst within +-jitter_pct/2 % of a mean gap from its slot
+	 * on a fixed grid (no drift); false: the gaps' jitter accumulates
+	 */
+	bool anchored;
 	uint64_t src_ns;	/* guest time the source takes per frame offered */
 	/* a stall schedule in place of Poisson stalls (stalls_per_s 0): stall
 	 * i due at sched_at[i] ns (ascending), for sched_len[i] ns; only while
@@ -66,6 +71,7 @@ struct sim_result {
 	uint64_t stalls, stall_ns;
 	uint64_t max_held;	/* most buffers posted and not yet harvested */
 	uint64_t violations;	/* broken ring invariants: 0 unless the model is wrong */
+	uint64_t last_burst_ns;	/* when the last burst came (the generator's elapsed_ns) */
 };
 
 /* Sets the defaults (a 256-entry ring, budget 64, auto, costs of a fast guest). */

@@ -217,6 +217,7 @@ static int test_c_source(void)
 	static const uint64_t at[] = { 5000000, 1000000000 }, len[] = { 5000000, 1000 };
 	struct sim_params p = params("auto", 3000, 256);
 	struct sim_result r, q;
+	unsigned int drift_far = 0;
 
 	/* bursts of 300 at a ring of 256, 100 ms apart: 44 of each dropped */
 	p.frames = 3000;
@@ -252,6 +253,26 @@ static int test_c_source(void)
 	p.seed = 1;
 	CHECK(sim_run(&p, &r) == 0);
 	CHECK(!memcmp(&r, &q, sizeof(r)));
+	/* 625 bursts of 32 every 32 us: without jitter the last one comes at
+	 * 625 gaps; anchored, within +-8 us (a quarter gap) of that; drifting
+	 * (the sum of 625 draws within +-16 us: about 230 us either way) the
+	 * seeds below end further off, and not where the anchored ones do
+	 */
+	CHECK(r.last_burst_ns == 20000000);
+	p.jitter_pct = 50;
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		p.seed = seed;
+		p.anchored = true;
+		CHECK(sim_run(&p, &r) == 0);
+		CHECK(r.last_burst_ns >= 20000000 - 8000 && r.last_burst_ns <= 20000000 + 8000);
+		p.anchored = false;
+		CHECK(sim_run(&p, &q) == 0);
+		CHECK(q.last_burst_ns != r.last_burst_ns);
+		drift_far += q.last_burst_ns < 20000000 - 8000 || q.last_burst_ns > 20000000 + 8000;
+	}
+	CHECK(drift_far >= 15);
+	p.anchored = false;
+	p.seed = 1;
 	/* a 5 ms stall at 1 Mpps: the 5000 frames it spans find at most the
 	 * ring's 256 buffers; the stall after the last frame is not run
 	 */

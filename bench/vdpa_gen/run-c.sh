@@ -29,6 +29,7 @@ frames=30000
 burst=32
 len=64
 jitter=50
+pacing=anchored
 capacity=''
 ref=''
 no_aa=0
@@ -46,8 +47,8 @@ Usage: bench/vdpa_gen/run-c.sh [options]
 Workload C: inside one guest (1 vCPU, QEMU TCG counting instructions: the
 guest's clock is virtual, a run repeats exactly), the software vDPA net
 device offers FRAMES frames to the kernel's own virtio_net at RATE frames a
-second of guest time, in bursts of BURST (gaps uniform within +-JITTER %),
-while seeded stalls hold NAPI off; it counts each frame delivered (an rx
+second of guest time, in bursts of BURST (jittered, see --pacing), while
+seeded stalls hold NAPI off; it counts each frame delivered (an rx
 buffer was there) or dropped (none was). The rates are fractions of the
 guest's capacity, measured first: the highest rate dropping at most 0.1 %
 with no stalls, ring 256, the reference setting. A unit is a seed (the
@@ -94,6 +95,11 @@ Settings: stock (the stock kernel), auto, legacy, mnN (0-64), capN
   --burst N          frames per burst, 1-32768, at most the smallest ring (default: $burst)
   --len B            Ethernet frame bytes, 60-1514 (default: $len)
   --jitter P         +- % of the mean gap between bursts, 0-100 (default: $jitter)
+  --pacing MODE      anchored: each burst within +-P/2 % of a mean gap from its
+                     slot on a fixed grid: the rate is exact in every trial;
+                     drift: each gap drawn anew within +-P %: a trial's rate
+                     is a random walk about RATE (runs before this option)
+                     (default: $pacing)
   --capacity PPS     skip the capacity search, use PPS (1-100000000)
   --ref SETTING      the reference (default: auto if listed, else the first)
   --no-aa            no A/A arm
@@ -189,6 +195,7 @@ parse_args() {
 		--burst) [ $# -ge 2 ] || die "$1 needs a value"; burst=$2; shift 2 ;;
 		--len) [ $# -ge 2 ] || die "$1 needs a value"; len=$2; shift 2 ;;
 		--jitter) [ $# -ge 2 ] || die "$1 needs a value"; jitter=$2; shift 2 ;;
+		--pacing) [ $# -ge 2 ] || die "$1 needs a value"; pacing=$2; shift 2 ;;
 		--capacity) [ $# -ge 2 ] || die "$1 needs a value"; capacity=$2; shift 2 ;;
 		--ref) [ $# -ge 2 ] || die "$1 needs a value"; ref=$2; shift 2 ;;
 		--no-aa) no_aa=1; shift ;;
@@ -242,6 +249,10 @@ parse_args() {
 	check_range --burst "$burst" 1 32768
 	check_range --len "$len" 60 1514
 	check_range --jitter "$jitter" 0 100
+	case $pacing in
+	anchored | drift) ;;
+	*) die "--pacing: '$pacing' is not anchored or drift" ;;
+	esac
 	[ -z "$capacity" ] || check_range --capacity "$capacity" 1 100000000
 	[ -n "$cost_probe" ] || cost_probe=$(default_probe rx_costs)
 	case $cost_probe in
@@ -311,6 +322,11 @@ guest() {
 	[ "$rc" -eq 0 ] || { tail -n 20 "$log" >&2; die "the $k guest failed (status $rc); see $log"; }
 }
 
+# anchored: the generator's "anchored" value for --pacing.
+anchored() {
+	if [ "$pacing" = anchored ]; then echo 1; else echo 0; fi
+}
+
 # capacity_ring: the ring the capacity is measured on: 256, or the
 # smallest ring of the run that takes a whole burst.
 capacity_ring() {
@@ -320,11 +336,11 @@ capacity_ring() {
 measure_capacity() {
 	mkdir -p "$out/boots"
 	guest "$(setting_kernel "$ref")" "$out/boots/capacity.log" capacity "$(capacity_ring)" \
-		"$(refill_knobs "$ref" | tr ' ' ';')" "$burst" "$len" "$jitter" "$frames"
+		"$(refill_knobs "$ref" | tr ' ' ';')" "$burst" "$len" "$jitter" "$(anchored)" "$frames"
 	capacity=$(sed -n 's/^capacity=//p' "$out/boots/capacity.log")
 	[ -n "$capacity" ] || die "no capacity in $out/boots/capacity.log"
 	{
-		echo "ring=$(capacity_ring) setting=$ref burst=$burst len=$len jitter=$jitter frames=$frames"
+		echo "ring=$(capacity_ring) setting=$ref burst=$burst len=$len jitter=$jitter pacing=$pacing frames=$frames"
 		grep '^capacity step' "$out/boots/capacity.log"
 		echo "capacity=$capacity"
 	} >"$out/capacity.txt"
@@ -422,7 +438,7 @@ boot() {
 		done
 	fi
 	log=$out/boots/$s.log
-	guest "$k" "$log" trials "$(refill_knobs "$s" | tr ' ' ';')" "$burst" "$len" "$jitter" "$frames" "${trials[@]}"
+	guest "$k" "$log" trials "$(refill_knobs "$s" | tr ' ' ';')" "$burst" "$len" "$jitter" "$(anchored)" "$frames" "${trials[@]}"
 	for r in $rings; do
 		for f in $rates; do
 			pps=$(awk -v c="$capacity" -v f="$f" 'BEGIN { printf "%d", c * f }')
@@ -503,7 +519,7 @@ cost_table() {
 tables() {
 	{
 		echo "Workload C: $(sed -n 's/^# command: //p' "$out/trials.csv")"
-		echo "capacity $capacity frames/s of guest time (ring 256, $ref, no stalls, <= 0.1 % dropped); $seeds seeds per cell; bursts of $burst, +-$jitter %; $frames frames per trial"
+		echo "capacity $capacity frames/s of guest time (ring 256, $ref, no stalls, <= 0.1 % dropped); $seeds seeds per cell; bursts of $burst, +-$jitter % ($pacing); $frames frames per trial"
 		echo
 		echo "Mean drop % over seeds (ring, rate as a fraction of capacity, stall regime):"
 		grep -v '^#' "$out/trials.csv" | awk -F, 'NR > 1 {
@@ -548,7 +564,7 @@ main() {
 		"accel=tcg icount: instructions counted, virtual time" "clock=icount" "guest_vcpus=1"
 		"settings=$settings" "reference=$ref" "aa_arm=${aa:-none}" "rings=$rings" "rates=$rates"
 		"capacity_pps=$capacity" "stall_regimes=$stall_regimes" "seeds=$seeds" "frames=$frames"
-		"burst=$burst" "frame_len=$len" "jitter_pct=$jitter" "host_busy_cpus_at_start=$busy"
+		"burst=$burst" "frame_len=$len" "jitter_pct=$jitter" "pacing=$pacing" "host_busy_cpus_at_start=$busy"
 		"stall_tables=$(table_hashes)"
 		"cost_probe=${cost_probe:-none}${cost_probe:+ (one probed trial per cell and setting, seed of unit 1; costs.csv)}")
 	results_csv_open "$out/trials.csv" "$TRIAL_COLS" "${meta[@]}"

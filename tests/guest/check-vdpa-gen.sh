@@ -8,11 +8,13 @@
 #           refused whole; then a seeded run with stalls: every frame
 #           offered is delivered or dropped, errors 0, virtio_net received
 #           every delivered frame, the stalls ran and made the ring drop.
-#   run     one seeded run (RATE BURST FRAMES SEED RING STALLS): prints its
+#           An anchored run (the default pacing) lasts its grid's length
+#           to within the jitter: its rate is exact.
+#   run     one seeded run (RATE BURST FRAMES SEED RING STALLS [ANCHORED]): prints its
 #           counters and virtio_net's on a "result" line, for the repeat
 #           test (two boots, the same line).
 # Usage: check-vdpa-gen.sh checks
-#        check-vdpa-gen.sh run RATE BURST FRAMES SEED RING STALLS_FILE|-
+#        check-vdpa-gen.sh run RATE BURST FRAMES SEED RING STALLS_FILE|- [ANCHORED]
 set -euo pipefail
 shopt -s inherit_errexit
 # shellcheck source=bench/guest/vdpagen.sh
@@ -45,10 +47,11 @@ stalls_write() {
 	return "$rc"
 }
 stopped() { [ "$(vg_stat running)" = 0 ]; }
+in_range() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
 stall_count() { is "$VG_DIR/stalls" "$1"; }
 
-# seeded RATE BURST FRAMES SEED RING STALLS: one run on a fresh device;
-# prints the result line.
+# seeded RATE BURST FRAMES SEED RING STALLS [ANCHORED]: one run on a fresh
+# device (ANCHORED: the pacing, default 1); prints the result line.
 seeded() {
 	local rx0 rx1
 	vg_add "$5"
@@ -58,6 +61,7 @@ seeded() {
 	vg_set frames "$3"
 	vg_set seed "$4"
 	vg_set jitter 50
+	vg_set anchored "${7:-1}"
 	vg_set len 64
 	vg_stalls "$6"
 	rx0=$(vn_rx)
@@ -95,6 +99,7 @@ checks() {
 	check "len refuses 59" refuses "$VG_DIR/len" 59
 	check "len refuses 1515" refuses "$VG_DIR/len" 1515
 	check "jitter refuses 101" refuses "$VG_DIR/jitter" 101
+	check "anchored refuses 2" refuses "$VG_DIR/anchored" 2
 	check "frames refuses 0" refuses "$VG_DIR/frames" 0
 	check "rate refuses 'x'" refuses "$VG_DIR/rate" x
 	vg_set frames 1000
@@ -205,6 +210,14 @@ checks() {
 	check "each held NAPI off 10 ms or more" [ "$(v gen_stall_ns)" -ge 50000000 ]
 	check "the stalls made the ring drop" [ "$(v gen_dropped)" -gt 0 ]
 	rm -f "$off"
+	# anchored pacing: 1000 bursts of 32 at 100000 frames/s, a gap of
+	# 320 us, each burst within +-80 us (jitter 50 %) of its slot: the last
+	# one 320 ms after the start, give or take 80 us and the timer's latency
+	line=$(seeded 100000 32 32000 3 256 - 1)
+	echo "  $line"
+	check "an anchored run ends on its grid (320 ms +- 160 us)" \
+		in_range "$(v gen_elapsed_ns)" 319840000 320160000
+	check "  no burst late, no resync" [ "$(v gen_late)$(v gen_resyncs)" = 00 ]
 	rm -rf "$tmpd"
 	checks_done
 }
@@ -212,8 +225,8 @@ checks() {
 case ${1:-} in
 checks) checks ;;
 run)
-	[ $# -eq 7 ] || { echo "usage: $0 run RATE BURST FRAMES SEED RING STALLS_FILE|-" >&2; exit 2; }
-	seeded "$2" "$3" "$4" "$5" "$6" "$7"
+	[ $# -eq 7 ] || [ $# -eq 8 ] || { echo "usage: $0 run RATE BURST FRAMES SEED RING STALLS_FILE|- [ANCHORED]" >&2; exit 2; }
+	seeded "$2" "$3" "$4" "$5" "$6" "$7" "${8:-1}"
 	;;
-*) echo "usage: $0 checks | run RATE BURST FRAMES SEED RING STALLS_FILE|-" >&2; exit 2 ;;
+*) echo "usage: $0 checks | run RATE BURST FRAMES SEED RING STALLS_FILE|- [ANCHORED]" >&2; exit 2 ;;
 esac
