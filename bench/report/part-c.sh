@@ -43,6 +43,12 @@ pacing_of() {
 	echo "${p:-drift}"
 }
 
+# aa_seeds_of DIR: which seeds the run's A/A arm had, in words (runs
+# without the metadata line gave it seeds of its own).
+aa_seeds_of() {
+	if [ "$(meta "$1/trials.csv" aa_seeds)" = same ]; then echo "the same seeds in a boot of its own"; else echo "other seeds"; fi
+}
+
 # c_headline: what the run shows, generated from verdicts.csv.
 c_headline() {
 	local v=$dir/verdicts.csv ref aa
@@ -50,7 +56,7 @@ c_headline() {
 	aa=$(meta "$dir/trials.csv" aa_arm)
 	echo "## Headline"
 	echo
-	echo "- Design: $(meta "$dir/trials.csv" seeds) seeds per cell (the unit), the same seeds for every setting, other seeds for the A/A arm ($aa); one boot per setting, a fresh device per trial; capacity $(meta "$dir/trials.csv" capacity_pps) frames/s of guest time; rates $(meta "$dir/trials.csv" rates) of it; rings $(meta "$dir/trials.csv" rings); stall regimes $(meta "$dir/trials.csv" stall_regimes); bursts of $(meta "$dir/trials.csv" burst), jitter +-$(meta "$dir/trials.csv" jitter_pct) %, pacing $(pacing_of "$dir")."
+	echo "- Design: $(meta "$dir/trials.csv" seeds) seeds per cell (the unit), the same seeds for every setting, $(aa_seeds_of "$dir") for the A/A arm ($aa); one boot per setting, a fresh device per trial; capacity $(meta "$dir/trials.csv" capacity_pps) frames/s of guest time; rates $(meta "$dir/trials.csv" rates) of it; rings $(meta "$dir/trials.csv" rings); stall regimes $(meta "$dir/trials.csv" stall_regimes); bursts of $(meta "$dir/trials.csv" burst), jitter +-$(meta "$dir/trials.csv" jitter_pct) %, pacing $(pacing_of "$dir")."
 	grep -v '^#' "$v" | awk -F, -v aa="$aa" 'NR > 1 && $1 ~ /^drop_pct / && $2 == aa && $7 != "" {
 			w = 100 * ($8 - $7); if (w > mx) mx = w; n++; if ($12 ~ /DIFFERS/) bad++ }
 		END { if (n) printf "- Noise floor: the A/A arm'"'"'s 95 %% interval of the drop ratio spans at most %.1f %% (widest cell); it excluded 1 (a difference where there is none) in %d of the %d cells that drop.\n", mx, bad, n }'

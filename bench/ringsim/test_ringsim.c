@@ -271,8 +271,6 @@ static int test_c_source(void)
 		drift_far += q.last_burst_ns < 20000000 - 8000 || q.last_burst_ns > 20000000 + 8000;
 	}
 	CHECK(drift_far >= 15);
-	p.anchored = false;
-	p.seed = 1;
 	/* a 5 ms stall at 1 Mpps: the 5000 frames it spans find at most the
 	 * ring's 256 buffers; the stall after the last frame is not run
 	 */

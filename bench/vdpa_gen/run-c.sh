@@ -33,6 +33,7 @@ pacing=anchored
 capacity=''
 ref=''
 no_aa=0
+aa_seeds=own
 cost_probe=''
 no_costs=0
 out=''
@@ -53,8 +54,8 @@ buffer was there) or dropped (none was). The rates are fractions of the
 guest's capacity, measured first: the highest rate dropping at most 0.1 %
 with no stalls, ring 256, the reference setting. A unit is a seed (the
 jitter and the stall draws): SEEDS per cell, the same seeds for every
-setting, other seeds for the A/A arm (REF_aa). One boot per setting, a
-fresh device per trial.
+setting, other seeds for the A/A arm (REF_aa; see --aa-seeds). One boot
+per setting, a fresh device per trial.
 
 Writes to DIR: capacity.txt, stalls/ (the schedules, and a copy of each
 stall table they were drawn from), trials.csv (one row per trial),
@@ -103,6 +104,11 @@ Settings: stock (the stock kernel), auto, legacy, mnN (0-64), capN
   --capacity PPS     skip the capacity search, use PPS (1-100000000)
   --ref SETTING      the reference (default: auto if listed, else the first)
   --no-aa            no A/A arm
+  --aa-seeds WHICH   own: the A/A arm gets seeds of its own (1000001...), its
+                     contrast holds the seed-to-seed spread as well as the
+                     boots'; same: the reference's seeds in a boot of its
+                     own, the floor of the comparisons paired by seed
+                     (default: $aa_seeds)
   --cost-probe P     rx_costs or rx_costs.bt (default: the base's: $(default_probe rx_costs))
   --no-costs         no probed trials (no costs.csv)
   --allow-busy-host  run even when the host is busy (recorded)
@@ -199,6 +205,7 @@ parse_args() {
 		--capacity) [ $# -ge 2 ] || die "$1 needs a value"; capacity=$2; shift 2 ;;
 		--ref) [ $# -ge 2 ] || die "$1 needs a value"; ref=$2; shift 2 ;;
 		--no-aa) no_aa=1; shift ;;
+		--aa-seeds) [ $# -ge 2 ] || die "$1 needs a value"; aa_seeds=$2; shift 2 ;;
 		--cost-probe)
 			if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value"; fi
 			cost_probe=$2; shift 2 ;;
@@ -249,6 +256,11 @@ parse_args() {
 	check_range --burst "$burst" 1 32768
 	check_range --len "$len" 60 1514
 	check_range --jitter "$jitter" 0 100
+	case $aa_seeds in
+	own | same) ;;
+	*) die "--aa-seeds: '$aa_seeds' is not own or same" ;;
+	esac
+	[ "$no_aa" = 0 ] || [ "$aa_seeds" = own ] || die "--aa-seeds same with --no-aa: there is no A/A arm to give seeds"
 	case $pacing in
 	anchored | drift) ;;
 	*) die "--pacing: '$pacing' is not anchored or drift" ;;
@@ -281,9 +293,10 @@ probed() {
 	[ -n "$cost_probe" ] && [ "$1" != "$aa" ]
 }
 
-# seed_of SETTING UNIT: the seed of a unit; the A/A arm has its own seeds.
+# seed_of SETTING UNIT: the seed of a unit; the A/A arm has its own seeds
+# unless --aa-seeds same.
 seed_of() {
-	if [ "$1" = "$aa" ]; then echo $((1000000 + $2)); else echo "$2"; fi
+	if [ "$1" = "$aa" ] && [ "$aa_seeds" = own ]; then echo $((1000000 + $2)); else echo "$2"; fi
 }
 
 # schedule REGIME SEED DURATION_NS: the stall schedule file ("-": none).
@@ -556,13 +569,13 @@ main() {
 	if [ -z "$capacity" ]; then
 		stage "capacity (ring 256, $ref)" measure_capacity
 	else
-		echo "capacity=$capacity (given: --capacity)" >"$out/capacity.txt"
+		echo "capacity=$capacity (given: --capacity; measured elsewhere, maybe with another pacing or jitter than this run's $pacing, +-$jitter %)" >"$out/capacity.txt"
 	fi
 	log "C: capacity $capacity frames/s of guest time"
 	check_pace
 	meta=("workload=C (vdpa_sim_net rx generator -> virtio_net, in one guest)"
 		"accel=tcg icount: instructions counted, virtual time" "clock=icount" "guest_vcpus=1"
-		"settings=$settings" "reference=$ref" "aa_arm=${aa:-none}" "rings=$rings" "rates=$rates"
+		"settings=$settings" "reference=$ref" "aa_arm=${aa:-none}" "aa_seeds=$aa_seeds" "rings=$rings" "rates=$rates"
 		"capacity_pps=$capacity" "stall_regimes=$stall_regimes" "seeds=$seeds" "frames=$frames"
 		"burst=$burst" "frame_len=$len" "jitter_pct=$jitter" "pacing=$pacing" "host_busy_cpus_at_start=$busy"
 		"stall_tables=$(table_hashes)"

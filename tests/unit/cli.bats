@@ -248,7 +248,8 @@ setup() {
 	for a in "--rates 0" "--rates x" "--rates 11" "--rings 300" "--rings 1" "--burst 512" "--burst 0" "--seeds 1" \
 		"--frames 99" "--len 59" "--jitter 101" "--capacity 0" "--stalls x" "--stalls none:1" "--stalls exp:0:10" \
 		"--stalls exp:100:0" "--stalls table:nosuch:10" "--stalls 'table:../x:10'" "--settings b8" "--settings 'auto auto'" \
-		"--ref mn9 --settings auto" "--cost-probe avail_exhaust" "--cost-probe ''"; do
+		"--ref mn9 --settings auto" "--cost-probe avail_exhaust" "--cost-probe ''" "--pacing x" "--pacing ''" \
+		"--aa-seeds both"; do
 		run bash -c "\"$VRB_ROOT/bench/vdpa_gen/run-c.sh\" --check-args $a"
 		echo "C $a: $output"
 		[ "$status" -eq 1 ]

@@ -67,7 +67,8 @@ within_one() {
 	b=$(grep '^result ' <<<"$output")
 	echo "first:  $a"
 	echo "second: $b"
-	[ -n "$a" ] && [ "$(counts "$a")" = "$(counts "$b")" ]
+	[ -n "$a" ]
+	[ "$(counts "$a")" = "$(counts "$b")" ]
 	within_one refills "$a" "$b"
 	within_one kicks "$a" "$b"
 	[[ "$a" == *" gen_offered=30000 "* ]]
