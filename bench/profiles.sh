@@ -61,7 +61,7 @@ profile_full() {
 	# one step for ring 256 (about 2.3 s a trial), two for ring 1024 (about
 	# 4.6 s a trial: 204 in 15.6 min in the first boot of a run stopped on
 	# 2026-12-03 and not kept), each with one probed trial per cell and
-	# setting; the ring-256 step took 97 min on 2026-12-03
+	# setting; the ring-256 step took 96 min on 2026-12-03
 	# (results/20261203T072602Z-C): over the 90 of the other steps
 	local rates
 	for rates in "0.7 0.9 1.0 1.1" "0.7 0.9" "1.0 1.1"; do
