@@ -9,13 +9,13 @@
 # that build and boot its two kernels and run the workloads on them. Not in
 # make check (two more kernel builds). Its probe tests are the bpftrace
 # twins' (tests/vm/probes.bats skips the systemtap ones there: systemtap 4.8
-# does not build for 6.8 and later; README, "Probes on 6.12").
+# does not build for 6.8 and later; docs/probes.md, "Probes on 6.12").
 # make check-distro: the probes on an unmodified Debian kernel whose drivers
 # are modules (VRB_DEBIAN_KERNEL in lib/parameters.sh; its packages are
 # downloaded once, the -dbg one is 270 MB): it boots in our guest from an
 # initramfs (scripts/debian-kernel.sh) and avail_exhaust and its bpftrace
 # twin run under workload B on it. Not in make check (the download).
-# make check-own-tree: README "Your own kernel tree" run as written on a
+# make check-own-tree: docs/own-tree.md's recipe run as written on a
 # linux-source-6.12 tree of its own in .cache/own-tree (git am, config
 # merge, make, a probe in the guest, workload B with --kernel-dir). Not in
 # make check (a third kernel build the first time; later runs rebuild only

@@ -53,8 +53,8 @@ shapes, every setting against the reference with its 95 % interval and
 verdict, the A/A noise floor, the verdicts in words) and its plots.
 
 With no WORKLOAD, runs a profile (bench/profiles.sh): quick (the default:
-every workload with few settings and repeats, about 30 minutes once the
-kernels are built) or full (--profile full: the seeds' tables, many hours).
+every workload with few settings and repeats, about 42 minutes once the
+kernels are built) or full (--profile full: the threads' tables, many hours).
 
 Workloads (default: $DEFAULT_WORKLOADS):
   boot      boot each kernel, run a command, power off; times boot-to-command
@@ -98,7 +98,9 @@ Options:
                      named, if any); not with -- WORKLOAD-OPTIONS or --repeats
   --steps LIST       only these of the profile's steps (numbers, as --dry-run
                      lists them; a long profile can run in parts)
-  --dry-run          print the profile's steps (workload and options) and exit
+  --dry-run          print the profile's steps (number, expected minutes,
+                     workload and options), their total, and whether the
+                     kernels are built yet, then exit
   --variants LIST    kernels to compare, space-separated (default: "$VRB_VARIANTS")
   --repeats N        interleaved repeats per kernel or header (default: 1 for
                      boot, 5 for ptr_ring)
@@ -120,7 +122,7 @@ Options:
                      (stap/bpftrace/NAME.bt) instead
   -h, --help         this text
 
-WORKLOAD-OPTIONS after "--" go to the one workload named (ptr_ring, A or B),
+WORKLOAD-OPTIONS after "--" go to the one workload named (ptr_ring, A, B, C or model),
 e.g. ./run-bench.sh B -- --rings 256 --settings "stock legacy mn64"
 
 Under TCG (no usable KVM) absolute rates mean little: compare the kernels
@@ -393,6 +395,26 @@ check_steps() {
 	done
 }
 
+# dry_run_report: the picked steps, each with its expected minutes, their
+# total, and which kernels are still to be built (a built one is rebuilt,
+# incrementally, only when the series or config changed).
+dry_run_report() {
+	local i min total=0 v
+	for i in "${!steps[@]}"; do
+		min=${steps[$i]%% *}
+		total=$((total + min))
+		echo "${step_nos[$i]}: $min min  ${steps[$i]#* }"
+	done
+	echo "total: $total min once the kernels are built (a 2-core TCG host)"
+	for v in $variants; do
+		if [ -f "$(kernel_image "$v")" ]; then
+			echo "kernel $v ($VRB_BASE): built; rebuilt incrementally if the series or config changed"
+		else
+			echo "kernel $v ($VRB_BASE): not built yet: a first build takes about 16 min here, a second from ccache about 5"
+		fi
+	done
+}
+
 run_profile() {
 	local i t0 s
 	"profile_$profile"
@@ -400,7 +422,7 @@ run_profile() {
 	pick_steps
 	check_steps
 	if [ -n "$dry_run" ]; then
-		for i in "${!steps[@]}"; do echo "${step_nos[$i]}: ${steps[$i]}"; done
+		dry_run_report
 		return 0
 	fi
 	t0=$(now)

@@ -6,12 +6,16 @@
 # workload's script (bench/*/run-*.sh, sweep.sh; their --help).
 #
 # quick: every workload and its A/A arm, few settings, and a small
-# zero-loss search: about 30 minutes. Six repeats (units) where it can:
-# below 6 a verdict only says that every unit agreed (bench/stats). full: the seeds' tables (issue "The seeds' tables"): seed
-# 000's rx batch sweep, seed 002's zeroing batches x tx_queue_len, seed
-# 003's refill rules x 0.7/0.9/1.1 of capacity x ring 256/512/1024 with a
-# zero-loss search per rule and ring: about 7 hours, in steps of at most
-# 90 minutes (--steps runs some of them: a full run can be made in parts).
+# zero-loss search: about 42 minutes (the sum of its steps). Six repeats
+# (units) where it can: below 6 a verdict only says that every unit agreed
+# (bench/stats). full: the tables of the threads the series comes from:
+# the 2017 rx batch sweep ("ptr_ring: add ptr_ring_unconsume"), the 2017
+# zeroing batches x tx_queue_len ("ptr_ring: batch ring zeroing"), the
+# 2019 refill rules ("virtio-net: parameterize min ring num_free") x
+# 0.7/0.9/1.1 of capacity x ring 256/512/1024 with a zero-loss search per
+# rule and ring, then the 2019 table in virtual time (workload C): about
+# 9.5 hours, in steps of at most 90 minutes but C's first (--steps runs some of
+# them: a full run can be made in parts).
 
 # shellcheck disable=SC2034 # used by run-bench.sh
 PROFILES="quick full"
@@ -29,7 +33,7 @@ profile_quick() {
 
 profile_full() {
 	step 2 boot --repeats 3
-	# seed 002's question in userspace: ring size x zeroing batch, in drop
+	# the 2017 zeroing question in userspace: ring size x zeroing batch, in drop
 	# mode (tun's), consumer batch 1 and 64 (vhost-net's), with and without
 	# consumer work, and the A/A arm: 1008 runs of 20M items (498 s on
 	# 2026-12-01, results/20261201T151604Z-ptr_ring: its A/A intervals span
@@ -40,11 +44,11 @@ profile_full() {
 	# (results/20261201T115735Z-ptr_ring)
 	step 9 ptr_ring --sizes "16 64 1024" --zbatches "0 1 4 16 64" --cbatches "1 64" --modes drop \
 		--work "0 50" --repeats 6 --items 20000000
-	# seed 000: vhost-net rx batch -> pps
+	# the 2017 rx batch sweep: vhost-net rx batch -> pps
 	step 15 A --settings "stock b1 b2 b4 b8 b16 b32 b64 b128 b256" --txqlens 500 --repeats 5 --count 30000
-	# seed 002: zeroing batch (stock rule, 1, 4, 16, a quarter of the ring) x tx_queue_len
+	# the 2017 zeroing table: zeroing batch (stock rule, 1, 4, 16, a quarter of the ring) x tx_queue_len
 	step 30 A --settings "stock b64 z1b64 z4b64 z16b64 zqb64" --txqlens "16 64 500 1000" --repeats 5 --count 30000
-	# seed 003: refill rules x load, one step per ring (paired), then the
+	# the 2019 table: refill rules x load, one step per ring (paired), then the
 	# zero-loss rate per rule and ring
 	local ring
 	for ring in 256 512 1024; do
@@ -54,20 +58,21 @@ profile_full() {
 	# (step 8: 40 min in its first run, results/20261201T231725Z-B)
 	step 45 B --design boots --settings "stock auto legacy mn8 mn16 mn64 cap64" --rings "256 512 1024" \
 		--fractions "0.9" --repeats 1 --duration 3 --ndr-steps 5
-	# seed 003's table in virtual time (workload C): refill rules x 0.7-1.1
+	# the 2019 table in virtual time (workload C): refill rules x 0.7-1.1
 	# of capacity x stall regime (none, exponential, and the stalls a TCG
 	# guest had under workload B: bench/vdpa_gen/stall-tables/tcg-b.txt at
 	# the 252 per second of busy time measured there), 20 seeds per cell,
-	# one step for ring 256 (about 2.3 s a trial), two for ring 1024 (about
-	# 4.6 s a trial: 204 in 15.6 min in the first boot of a run stopped on
-	# 2026-12-03 and not kept), each with one probed trial per cell and
-	# setting; the ring-256 step took 96 min on 2026-12-03
-	# (results/20261203T072602Z-C): over the 90 of the other steps
-	local rates
+	# one step for ring 256, two for ring 1024, each with one probed trial
+	# per cell and setting. The ring-256 step took 96 min on 2026-12-03
+	# (results/20261203T072602Z-C: over the 90 of the other steps), the
+	# ring-1024 step at 1.0 and 1.1x 47 min (results/20261203T104016Z-C,
+	# 3.2 s a trial with the boot's share; an earlier estimate of 4.6 s came
+	# from a stopped run's first boot)
+	local rates min
 	for rates in "0.7 0.9 1.0 1.1" "0.7 0.9" "1.0 1.1"; do
-		ring=1024
-		[ "$rates" != "0.7 0.9 1.0 1.1" ] || ring=256
-		step 100 C --settings "stock auto legacy mn16 mn64" --rings "$ring" --rates "$rates" \
+		ring=1024 min=50
+		[ "$rates" != "0.7 0.9 1.0 1.1" ] || ring=256 min=100
+		step "$min" C --settings "stock auto legacy mn16 mn64" --rings "$ring" --rates "$rates" \
 			--stalls "none exp:200:100 table:tcg-b:252" --seeds 20 --frames 20000
 	done
 }

@@ -70,11 +70,14 @@ guest_accel() {
 	esac
 }
 
-# guest_qemu_args ACCEL IMAGE RUNDIR VCPUS MEM APPEND [CLOCK]: the QEMU
-# command line, one argument per line. CLOCK icount (TCG only) takes the
-# qemu-tcg-icount.args profile: one thread, instructions counted.
+# guest_qemu_args ACCEL IMAGE RUNDIR VCPUS MEM APPEND [CLOCK [CONSOLE]]: the
+# QEMU command line, one argument per line. CLOCK icount (TCG only) takes the
+# qemu-tcg-icount.args profile: one thread, instructions counted. CONSOLE
+# file (default): the serial console goes to RUNDIR/console.log; stdio: it
+# is the terminal (an interactive guest: Ctrl-A X quits, Ctrl-A C is QEMU's
+# monitor, Ctrl-C goes to the guest), logged to RUNDIR/console.log too.
 guest_qemu_args() {
-	local accel=$1 image=$2 run=$3 vcpus=$4 mem=$5 append=$6 clock=${7:-realtime}
+	local accel=$1 image=$2 run=$3 vcpus=$4 mem=$5 append=$6 clock=${7:-realtime} console=${8:-file}
 	qemu_profile_args qemu-common.args
 	if [ "$clock" = icount ]; then
 		qemu_profile_args qemu-tcg-icount.args
@@ -94,9 +97,15 @@ guest_qemu_args() {
 		-device "virtio-9p-pci,fsdev=vrbrepo,mount_tag=vrbrepo" \
 		-fsdev "local,id=vrbout,path=$run,security_model=none" \
 		-device "virtio-9p-pci,fsdev=vrbout,mount_tag=vrbout" \
-		-chardev "file,id=con,path=$run/console.log" \
-		-serial chardev:con \
 		-pidfile "$run/qemu.pid"
+	case $console in
+	file) printf '%s\n' -chardev "file,id=con,path=$run/console.log" -serial chardev:con ;;
+	stdio)
+		printf '%s\n' -chardev "stdio,id=con,mux=on,signal=off,logfile=$run/console.log" \
+			-serial chardev:con -mon chardev=con,mode=readline
+		;;
+	*) die "guest_qemu_args: unknown console '$console' (file or stdio)" ;;
+	esac
 }
 
 # guest_kernel_cmdline INIT EXTRA: the kernel command line.

@@ -128,7 +128,7 @@ check_probe() {
 }
 
 # stap_base: does systemtap (4.8, with the runtime fix stap/build.sh
-# applies) build for the kernel base in use? 6.1 only (README, "Probes on
+# applies) build for the kernel base in use? 6.1 only (docs/probes.md, "Probes on
 # 6.12").
 stap_base() {
 	[ "${VRB_BASE:-6.1}" = 6.1 ]

@@ -2,8 +2,8 @@
 # Exports commits of a kernel branch into a patch directory as a series: one
 # git format-patch file per commit, DIR/series in order, and the cover
 # letter (0000-cover-letter.patch) made from DIR/cover-letter.txt. Run once
-# for the posted series (patches/BASE/) and once for the benchmark-only set
-# (patches/BASE/bench/, no cover letter).
+# per set: each set meant for posting (patches/BASE/SET/, with its cover
+# letter) and the benchmark-only set (patches/BASE/bench/, without).
 set -euo pipefail
 VRB_PROG="export-series.sh"
 # shellcheck source=lib/functions.sh
@@ -33,9 +33,12 @@ diffstat are added by git). Old numbered patches are removed first.
   --no-cover           no cover letter (the benchmark-only set)
   -h, --help           this text
 
-The posted series and the benchmark-only set on top of it, e.g.:
-  scripts/export-series.sh --tree T --head HEAD~3 --subject-prefix "RFC PATCH net-next"
-  scripts/export-series.sh --tree T --base HEAD~3 --out patches/6.1/bench --no-cover
+One set meant for posting (commits A..B of the tree), and the
+benchmark-only set on top of everything (after commit C), e.g.:
+  scripts/export-series.sh --tree T --base A --head B --out patches/6.1/virtio-net \\
+      --subject-prefix "RFC PATCH net-next"
+  scripts/export-series.sh --tree T --base C --out patches/6.1/bench \\
+      --subject-prefix "PATCH bench" --no-cover
 EOF
 }
 

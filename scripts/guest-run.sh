@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Boot a kernel in QEMU, run one command inside, print its output, exit with
-# its status, power off. See lib/guest.sh for the machine and usage() below.
+# its status, power off; or, with --shell, give the terminal a root shell in
+# it. See lib/guest.sh for the machine and usage() below.
 set -euo pipefail
 VRB_PROG="guest-run.sh"
 # shellcheck source=lib/functions.sh
@@ -13,6 +14,7 @@ VRB_PROG="guest-run.sh"
 usage() {
 	cat <<EOF
 Usage: scripts/guest-run.sh [options] -- COMMAND [ARG...]
+       scripts/guest-run.sh [options] --shell
 
 Boots a guest kernel under QEMU with the host root shared read-only (9p),
 tmpfs where the guest writes, and runs COMMAND (with bash, in the current
@@ -53,6 +55,15 @@ task, oops: saved in the run dir's "splats").
   --qemu-arg ARG     one more QEMU argument (repeatable)
   --append ARGS      more kernel command line
   --init PATH        PID 1 (default: guest-config/init)
+  --shell            instead of a command, a root shell on the guest's serial
+                     console, which is this terminal (the kernel's messages
+                     appear there too; console.log in the run dir keeps
+                     them). Ctrl-A X ends QEMU, Ctrl-A C is its monitor,
+                     Ctrl-C goes to the guest; "exit" powers the guest off.
+                     The exit status is the shell's (123 on a kernel splat,
+                     125 when the guest stopped before the shell ended).
+                     No --boot-timeout, --timeout, --boot-retries or
+                     --vcpu-cpus: the person at the terminal is the watchdog
   -h, --help         this text
 
 In the guest: VRB_ROOT is this repository, VRB_OUT the writable share (the run dir).
@@ -63,6 +74,7 @@ kernel=patched vcpus=$VRB_GUEST_VCPUS mem=$VRB_GUEST_MEM accel_mode=$VRB_ACCEL
 boot_timeout=$VRB_GUEST_BOOT_TIMEOUT cmd_timeout=$VRB_GUEST_CMD_TIMEOUT boot_quiet=$VRB_GUEST_BOOT_QUIET
 boot_retries=$VRB_GUEST_BOOT_RETRIES
 run='' keep_run='' append='' initrd='' init=$VRB_ROOT/guest-config/init host_cpus='' vcpu_cpus='' clock=realtime
+shell=
 qemu_extra=()
 qpid='' tpid='' guest_failed='' quiet_size=-1 quiet_since='' tboot=''
 
@@ -104,12 +116,19 @@ parse_args() {
 		--clock) need_value $# "$1"; clock=$2; shift 2 ;;
 		--append) need_value $# "$1"; append=$2; shift 2 ;;
 		--init) need_value $# "$1"; init=$2; shift 2 ;;
+		--shell) shell=1; shift ;;
 		-h | --help) usage; exit 0 ;;
 		--) shift; break ;;
 		*) usage >&2; die "unknown option '$1'" ;;
 		esac
 	done
-	[ $# -gt 0 ] || die "no command given (usage: guest-run.sh [options] -- COMMAND)"
+	if [ -n "$shell" ]; then
+		[ $# -eq 0 ] || die "--shell runs a shell: no command (got '$*')"
+		[ -z "$vcpu_cpus" ] || die "--vcpu-cpus is not for --shell (use --host-cpus)"
+		if [ ! -t 0 ] || [ ! -t 1 ]; then die "--shell needs a terminal on standard input and output"; fi
+	else
+		[ $# -gt 0 ] || die "no command given (usage: guest-run.sh [options] -- COMMAND, or --shell)"
+	fi
 	command_words=("$@")
 	case $accel_mode in auto | kvm | tcg) ;; *) die "unknown accelerator '$accel_mode' (auto, kvm or tcg)" ;; esac
 	check_range --vcpus "$vcpus" 1 8
@@ -169,13 +188,48 @@ pin_vcpus() {
 	[ "$n" -ge "$vcpus" ]
 }
 
+# write_cmd: the script the guest's init runs (its output goes to the run
+# dir's "output"). For --shell: an interactive bash that owns the serial
+# console as its controlling terminal, sized as this terminal is.
 write_cmd() {
+	local rows cols
 	{
 		printf 'cd %q || exit 125\n' "$PWD"
 		printf 'export VRB_ROOT=%q VRB_OUT=/run/vrb/out\n' "$VRB_ROOT"
-		printf '%q ' "${command_words[@]}"
-		echo
+		if [ -n "$shell" ]; then
+			read -r rows cols < <(stty size 2>/dev/null || echo "24 80")
+			printf 'export TERM=%q PS1=%q\n' "${TERM:-vt100}" 'vrb-guest:\w# '
+			printf 'stty rows %d cols %d sane </dev/ttyS0\n' "$rows" "$cols"
+			echo 'exec setsid --ctty --wait bash --norc -i </dev/ttyS0 >/dev/ttyS0 2>&1'
+		else
+			printf '%q ' "${command_words[@]}"
+			echo
+		fi
 	} >"$run/cmd"
+}
+
+# run_shell: --shell. QEMU in the foreground on this terminal until the
+# shell exits (the guest powers off) or Ctrl-A X; then the shell's status,
+# and the splat check over the console QEMU logged.
+run_shell() {
+	local t0 qrc=0
+	log "booting $kernel for a shell: accel=$accel ($reason), clock=$clock, vcpus=$vcpus, mem=${mem}M; Ctrl-A X ends QEMU"
+	t0=$(now)
+	"${pin[@]}" "$VRB_QEMU" "${args[@]}" "${qemu_extra[@]}" 2>"$run/qemu.log" || qrc=$?
+	stty sane 2>/dev/null || true
+	if [ ! -f "$run/rc" ]; then
+		guest_failed=1
+		if [ ! -f "$run/started" ]; then
+			show_failure "guest did not reach init: QEMU exited with status $qrc"
+		else
+			log "guest stopped before the shell ended (QEMU exit $qrc: Ctrl-A X?)"
+		fi
+		exit 125
+	fi
+	rc=$(cat "$run/rc")
+	log "shell exited with status $rc; guest powered off after $(since "$t0")s"
+	check_splats
+	exit "$rc"
 }
 
 # show_failure WHAT: a clear message with the end of QEMU's and the console's output.
@@ -252,10 +306,11 @@ main() {
 	write_cmd
 	local -a args
 	mapfile -t args < <(guest_qemu_args "$accel" "$image" "$run" "$vcpus" "$mem" \
-		"$(guest_kernel_cmdline "$init" "$append")" "$clock")
+		"$(guest_kernel_cmdline "$init" "$append")" "$clock" "${shell:+stdio}")
 	[ -z "$initrd" ] || args+=(-initrd "$initrd")
 	local pin=()
 	[ -z "$host_cpus" ] || pin=(taskset -c "$host_cpus")
+	[ -z "$shell" ] || run_shell
 	log "booting $kernel: accel=$accel ($reason), clock=$clock, vcpus=$vcpus, mem=${mem}M${host_cpus:+, host CPUs $host_cpus}${vcpu_cpus:+, vCPUs on $vcpu_cpus}"
 	t0=$(now)
 	start_qemu

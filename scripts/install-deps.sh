@@ -24,6 +24,8 @@ PACKAGES=(
 	gnuplot-nox
 	# tests
 	bats shellcheck perl
+	# the interactive guest's test drives a terminal (tests/vm/smoke.bats)
+	tmux
 )
 
 usage() {

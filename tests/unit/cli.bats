@@ -51,25 +51,37 @@ setup() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# every workload of the default set, in order, numbered, each with its minutes
-	[ "$(awk '{ print $1 $3 }' <<<"$output" | tr '\n' ' ')" = "1:boot 2:ptr_ring 3:A 4:B 5:B 6:C " ]
-	grep -q -- '^5: [0-9]* B --design boots .* --ndr-steps 3$' <<<"$output"
-	grep -q '^3: [0-9]* A --settings stock\\ b1\\ b16\\ b64\\ z1b64\\ zqb64 --txqlens 500 --repeats 6 ' <<<"$output"
+	[ "$(grep -E '^[0-9]+:' <<<"$output" | awk '{ print $1 $4 }' | tr '\n' ' ')" = "1:boot 2:ptr_ring 3:A 4:B 5:B 6:C " ]
+	grep -q -- '^5: [0-9]* min  B --design boots .* --ndr-steps 3$' <<<"$output"
+	grep -q '^3: [0-9]* min  A --settings stock\\ b1\\ b16\\ b64\\ z1b64\\ zqb64 --txqlens 500 --repeats 6 ' <<<"$output"
+	# the total is the sum of the steps' minutes; the kernels' state is said
+	total=$(grep -E '^[0-9]+:' <<<"$output" | awk '{ t += $2 } END { print t }')
+	grep -qx "total: $total min once the kernels are built (a 2-core TCG host)" <<<"$output"
+	grep -qx "kernel stock (6.1): not built yet: .*" <<<"$output"
+	grep -qx "kernel patched (6.1): not built yet: .*" <<<"$output"
+	# (the libraries in a subshell: their exports would change what follows)
+	img=$(load_libs && kernel_image patched)
+	mkdir -p "$(dirname "$img")"
+	touch "$img"
+	run "$VRB_ROOT/run-bench.sh" --dry-run
+	grep -qx "kernel patched (6.1): built; .*" <<<"$output"
+	grep -qx "kernel stock (6.1): not built yet: .*" <<<"$output"
 	# full: one B step per ring, then the zero-loss search; numbers kept when filtered
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run B
 	[ "$status" -eq 0 ]
-	[ "$(cut -d: -f1 <<<"$output" | tr '\n' ' ')" = "5 6 7 8 " ]
+	[ "$(grep -E '^[0-9]+:' <<<"$output" | cut -d: -f1 | tr '\n' ' ')" = "5 6 7 8 " ]
 	grep -q -- '^6: .* --rings 512 ' <<<"$output"
 	grep -q -- '^8: .*--design boots .* --rings 256\\ 512\\ 1024 .* --ndr-steps 5' <<<"$output"
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps "7 3"
 	[ "$status" -eq 0 ]
-	[ "$(cut -d: -f1 <<<"$output" | tr '\n' ' ')" = "7 3 " ]
+	[ "$(grep -E '^[0-9]+:' <<<"$output" | cut -d: -f1 | tr '\n' ' ')" = "7 3 " ]
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps 12
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"--steps must be an integer from 1 to 11, not '12'"* ]]
-	# seed 003's table in virtual time: one C step for ring 256, two for 1024
+	# the 2019 table in virtual time: one C step for ring 256, two for 1024
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run C
 	[ "$status" -eq 0 ]
-	[ "$(cut -d: -f1 <<<"$output" | tr '\n' ' ')" = "9 10 11 " ]
+	[ "$(grep -E '^[0-9]+:' <<<"$output" | cut -d: -f1 | tr '\n' ' ')" = "9 10 11 " ]
 	grep -q -- '^9: .* C .*--rings 256 --rates 0.7\\ 0.9\\ 1.0\\ 1.1 .*--seeds 20 ' <<<"$output"
 	grep -q -- '^10: .* C .*--rings 1024 --rates 0.7\\ 0.9 .*--seeds 20 ' <<<"$output"
 	grep -q -- '^11: .* C .*--rings 1024 --rates 1.0\\ 1.1 .*--seeds 20 ' <<<"$output"
@@ -119,6 +131,19 @@ setup() {
 	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /bin/true --accel hvf -- true
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"unknown accelerator 'hvf'"* ]]
+	[[ "$output" != *booting* ]]
+}
+
+@test "guest-run.sh --shell refuses a command, --vcpu-cpus and a missing terminal before booting" {
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /bin/true --shell -- uname -r
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--shell runs a shell: no command (got 'uname -r')"* ]]
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /bin/true --vcpu-cpus 1 --shell
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--vcpu-cpus is not for --shell"* ]]
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /bin/true --shell </dev/null
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--shell needs a terminal"* ]]
 	[[ "$output" != *booting* ]]
 }
 

@@ -68,6 +68,20 @@ fake_boot() {
 	[[ " ${args[*]} " == *" -accel kvm -cpu host "* ]]
 }
 
+@test "the console goes to console.log, or for a shell to the terminal, logged, with QEMU's escape and Ctrl-C for the guest" {
+	mapfile -t args < <(guest_qemu_args tcg /k/bzImage /r/run 1 512 x)
+	line=" ${args[*]} "
+	[[ "$line" == *" -chardev file,id=con,path=/r/run/console.log -serial chardev:con "* ]]
+	[[ "$line" != *stdio* ]]
+	mapfile -t args < <(guest_qemu_args tcg /k/bzImage /r/run 1 512 x realtime stdio)
+	line=" ${args[*]} "
+	[[ "$line" == *" -chardev stdio,id=con,mux=on,signal=off,logfile=/r/run/console.log -serial chardev:con -mon chardev=con,mode=readline "* ]]
+	[[ "$line" != *"file,id=con"* ]]
+	run guest_qemu_args tcg /k/bzImage /r/run 1 512 x realtime pty
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"unknown console 'pty'"* ]]
+}
+
 @test "the kernel command line boots the 9p root read-only with our init" {
 	run guest_kernel_cmdline /repo/guest-config/init "foo=1"
 	[[ "$output" == *"root=vrbroot rootfstype=9p"* ]]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
-# shellcheck disable=SC2016 # grep/sed patterns match the README's literal $B and $P
-# README "Your own kernel tree", followed as written: its command block,
-# taken from the README itself, run on a tree of Debian's linux-source-6.12
+# shellcheck disable=SC2016 # grep/sed patterns match the document's literal $B and $P
+# docs/own-tree.md, followed as written: its command block, taken from the
+# document itself, run on a tree of Debian's linux-source-6.12
 # (a tree the harness does not build: git am of patches/6.12, the config
 # merge, make, a probe in a guest booting it, workload B on it), with only
 # the line a 6.12.y user changes (P) changed. HOME points at
@@ -12,13 +12,13 @@
 
 load vm_helpers
 
-# readme_block: the README's "Your own kernel tree" commands, as a script
+# readme_block: docs/own-tree.md's commands, as a script
 # (the first indented block after "With `B` this repository"), P set for
 # 6.12.y as its comment says.
 readme_block() {
 	awk '/^With `B` this repository/ { f = 1; next }
 		f && /^    / { b = 1; print substr($0, 5); next }
-		f && b && NF { exit }' "$VRB_ROOT/README.md" |
+		f && b && NF { exit }' "$VRB_ROOT/docs/own-tree.md" |
 		sed 's|^P=\$B/patches/6\.1 |P=$B/patches/6.12|'
 }
 
@@ -86,7 +86,7 @@ setup() {
 	tree=$VRB_CACHE/own-tree/linux
 }
 
-@test "the README's block is what ran: git am of both 6.12 series, the merge, make, the probe, workload B" {
+@test "docs/own-tree.md's block is what ran: git am of both 6.12 series, the merge, make, the probe, workload B" {
 	local b=$BATS_FILE_TMPDIR/block.sh
 	grep -q '^P=\$B/patches/6\.12 ' "$b"
 	grep -q '^for s in .*"\$P/series".*"\$P/\$s/series" .* xargs git am; done$' "$b"

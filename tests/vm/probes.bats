@@ -5,7 +5,7 @@
 # patched kernel counts the same thing (ethtool, tap counters), the two
 # must agree exactly. The same for their bpftrace twins (stap/bpftrace/).
 # On the 6.12 base (make check-6.12) only the twins: systemtap 4.8 does
-# not build for 6.8 and later (README, "Probes on 6.12"); the systemtap
+# not build for 6.8 and later (docs/probes.md, "Probes on 6.12"); the systemtap
 # tests are skipped there, saying so.
 
 load vm_helpers
@@ -15,7 +15,7 @@ load vm_helpers
 
 # needs_stap: a systemtap test; skipped where systemtap does not build.
 needs_stap() {
-	stap_base || skip "systemtap 4.8 does not build for ${VRB_BASE} (README: probes on 6.12); the bpftrace twins are tested"
+	stap_base || skip "systemtap 4.8 does not build for ${VRB_BASE} (docs/probes.md: Probes on 6.12); the bpftrace twins are tested"
 }
 
 setup_file() {

@@ -120,3 +120,67 @@ boot_check() {
 	[ "$status" -eq 125 ]
 	[[ "$output" == *"guest did not reach init: QEMU exited"* ]]
 }
+
+# The interactive guest, driven as a person would: a terminal (a tmux pane
+# on a server of its own), keys typed, the screen read.
+# shell_start SESSION ARGS...: guest-run.sh --shell ARGS in a new pane,
+# which prints the script's status when it ends.
+shell_start() {
+	local s=$1
+	shift
+	TMUX_SOCK=vrb-shell-$$
+	tmux -L "$TMUX_SOCK" -f /dev/null new-session -d -s "$s" -x 132 -y 40 \
+		"cd $VRB_ROOT && scripts/guest-run.sh --shell $* --run-dir $BATS_TEST_TMPDIR/run; echo shell-status=\$?; sleep 600"
+}
+
+# shell_screen SESSION: the pane's text, its scrollback too.
+shell_screen() {
+	tmux -L "$TMUX_SOCK" capture-pane -p -J -t "$1" -S -1000
+}
+
+# shell_wait SESSION TEXT: true once the pane shows TEXT (a guard of 300 s
+# against a hung guest, not a timing check).
+shell_wait() {
+	for _ in $(seq 1500); do
+		shell_screen "$1" | grep -qF -- "$2" && return 0
+		sleep 0.2
+	done
+	echo "# no '$2' on the screen; it shows:" >&3
+	shell_screen "$1" | tail -n 20 | sed 's/^/# /' >&3
+	return 1
+}
+
+shell_keys() {
+	tmux -L "$TMUX_SOCK" send-keys -t "$1" "${@:2}"
+}
+
+teardown() {
+	[ -z "${TMUX_SOCK:-}" ] || tmux -L "$TMUX_SOCK" kill-server 2>/dev/null || true
+}
+
+# shellcheck disable=SC2016 # the guest's shell expands what is typed
+@test "guest-run.sh --shell: a root shell on the terminal in the patched kernel; Ctrl-C stops a command, not the guest; exit powers off with the shell's status" {
+	shell_start g --kernel patched --vcpus 1
+	shell_wait g 'vrb-guest:'
+	shell_keys g 'uname -r; echo $((6 * 7))x; tty; test -r "$VRB_ROOT/README.md" && echo repo-$((1 + 1))' Enter
+	shell_wait g 'repo-2'
+	shell_screen g | grep -q -- '-patched'
+	shell_screen g | grep -qx '42x'
+	shell_screen g | grep -qx '/dev/ttyS0'
+	shell_keys g 'sleep 600' Enter
+	shell_keys g C-c
+	shell_keys g 'echo after-$((2 + 3))' Enter
+	shell_wait g 'after-5'
+	shell_keys g 'exit 3' Enter
+	shell_wait g 'shell-status=3'
+	shell_screen g | grep -q 'shell exited with status 3; guest powered off'
+	grep -q 'Linux version' "$BATS_TEST_TMPDIR/run/console.log"
+}
+
+@test "guest-run.sh --shell: Ctrl-A X ends QEMU; the script says the guest stopped before the shell ended (125)" {
+	shell_start g --kernel stock --vcpus 1
+	shell_wait g 'vrb-guest:'
+	shell_keys g C-a x
+	shell_wait g 'shell-status=125'
+	shell_screen g | grep -q 'guest stopped before the shell ended'
+}
