@@ -75,7 +75,8 @@ guest_accel() {
 # qemu-tcg-icount.args profile: one thread, instructions counted. CONSOLE
 # file (default): the serial console goes to RUNDIR/console.log; stdio: it
 # is the terminal (an interactive guest: Ctrl-A X quits, Ctrl-A C is QEMU's
-# monitor, Ctrl-C goes to the guest), logged to RUNDIR/console.log too.
+# monitor, Ctrl-C goes to the guest), the session logged to
+# RUNDIR/console.log.
 guest_qemu_args() {
 	local accel=$1 image=$2 run=$3 vcpus=$4 mem=$5 append=$6 clock=${7:-realtime} console=${8:-file}
 	qemu_profile_args qemu-common.args

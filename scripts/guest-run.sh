@@ -57,13 +57,16 @@ task, oops: saved in the run dir's "splats").
   --init PATH        PID 1 (default: guest-config/init)
   --shell            instead of a command, a root shell on the guest's serial
                      console, which is this terminal (the kernel's messages
-                     appear there too; console.log in the run dir keeps
-                     them). Ctrl-A X ends QEMU, Ctrl-A C is its monitor,
-                     Ctrl-C goes to the guest; "exit" powers the guest off.
-                     The exit status is the shell's (123 on a kernel splat,
-                     125 when the guest stopped before the shell ended).
-                     No --boot-timeout, --timeout, --boot-retries or
-                     --vcpu-cpus: the person at the terminal is the watchdog
+                     appear there too). The run dir (kept with --run-dir)
+                     gets console.log, the session, and kernel.log, the
+                     kernel's log (dmesg) when the shell ended. Ctrl-A X ends QEMU, Ctrl-A C
+                     is its monitor, Ctrl-C goes to the guest; "exit" powers
+                     the guest off. The exit status is the shell's; 123 when
+                     the kernel logged a splat (kernel.log), 125 when the
+                     guest stopped before the shell ended. No --boot-timeout,
+                     --timeout, --boot-retries, --vcpu-cpus or --clock icount
+                     (virtual time races at an idle prompt): the person at
+                     the terminal is the watchdog
   -h, --help         this text
 
 In the guest: VRB_ROOT is this repository, VRB_OUT the writable share (the run dir).
@@ -76,12 +79,13 @@ boot_retries=$VRB_GUEST_BOOT_RETRIES
 run='' keep_run='' append='' initrd='' init=$VRB_ROOT/guest-config/init host_cpus='' vcpu_cpus='' clock=realtime
 shell=
 qemu_extra=()
-qpid='' tpid='' guest_failed='' quiet_size=-1 quiet_since='' tboot=''
+qpid='' tpid='' guest_failed='' quiet_size=-1 quiet_since='' tboot='' tty_saved='' console_log=''
 
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
 	local rc=$?
 	[ -z "$qpid" ] || kill "$qpid" 2>/dev/null || true
+	[ -z "$tty_saved" ] || stty "$tty_saved" 2>/dev/null || true
 	[ -z "$tpid" ] || kill "$tpid" 2>/dev/null || true
 	if [ -n "$run" ] && [ -z "$keep_run" ]; then
 		if [ -z "$guest_failed" ] && [ -f "$run/rc" ]; then
@@ -125,6 +129,7 @@ parse_args() {
 	if [ -n "$shell" ]; then
 		[ $# -eq 0 ] || die "--shell runs a shell: no command (got '$*')"
 		[ -z "$vcpu_cpus" ] || die "--vcpu-cpus is not for --shell (use --host-cpus)"
+		[ "$clock" != icount ] || die "--clock icount is not for --shell: at an idle prompt virtual time jumps ahead"
 		if [ ! -t 0 ] || [ ! -t 1 ]; then die "--shell needs a terminal on standard input and output"; fi
 	else
 		[ $# -gt 0 ] || die "no command given (usage: guest-run.sh [options] -- COMMAND, or --shell)"
@@ -194,13 +199,22 @@ pin_vcpus() {
 write_cmd() {
 	local rows cols
 	{
+		# --shell: errors to the terminal, not to the run's output
+		[ -z "$shell" ] || echo 'exec 2>/dev/ttyS0'
 		printf 'cd %q || exit 125\n' "$PWD"
 		printf 'export VRB_ROOT=%q VRB_OUT=/run/vrb/out\n' "$VRB_ROOT"
 		if [ -n "$shell" ]; then
 			read -r rows cols < <(stty size 2>/dev/null || echo "24 80")
 			printf 'export TERM=%q PS1=%q\n' "${TERM:-vt100}" 'vrb-guest:\w# '
+			# a terminal type the guest has no terminfo for: a plain one
+			# shellcheck disable=SC2016 # expanded in the guest
+			echo 'tput -T "$TERM" cols >/dev/null 2>&1 || export TERM=vt100'
 			printf 'stty rows %d cols %d sane </dev/ttyS0\n' "$rows" "$cols"
-			echo 'exec setsid --ctty --wait bash --norc -i </dev/ttyS0 >/dev/ttyS0 2>&1'
+			# then the kernel's own log, where splats are looked for: the
+			# session (console.log) has what the user typed and printed too
+			# shellcheck disable=SC2016 # expanded in the guest
+			printf '%s\n' 'setsid --ctty --wait bash --norc -i </dev/ttyS0 >/dev/ttyS0 2>&1' \
+				'rc=$?' 'dmesg >"$VRB_OUT/kernel.log" 2>&1' 'exit "$rc"'
 		else
 			printf '%q ' "${command_words[@]}"
 			echo
@@ -213,21 +227,28 @@ write_cmd() {
 # and the splat check over the console QEMU logged.
 run_shell() {
 	local t0 qrc=0
-	log "booting $kernel for a shell: accel=$accel ($reason), clock=$clock, vcpus=$vcpus, mem=${mem}M; Ctrl-A X ends QEMU"
+	local kept=', removed after a clean exit'
+	[ -z "$keep_run" ] || kept=''
+	log "booting $kernel for a shell: accel=$accel ($reason), clock=$clock, vcpus=$vcpus, mem=${mem}M; run dir $run$kept; Ctrl-A X ends QEMU"
 	t0=$(now)
+	tty_saved=$(stty -g 2>/dev/null || true)
 	"${pin[@]}" "$VRB_QEMU" "${args[@]}" "${qemu_extra[@]}" 2>"$run/qemu.log" || qrc=$?
-	stty sane 2>/dev/null || true
+	[ -z "$tty_saved" ] || stty "$tty_saved" 2>/dev/null || true
+	tty_saved=''
 	if [ ! -f "$run/rc" ]; then
 		guest_failed=1
 		if [ ! -f "$run/started" ]; then
 			show_failure "guest did not reach init: QEMU exited with status $qrc"
 		else
-			log "guest stopped before the shell ended (QEMU exit $qrc: Ctrl-A X?)"
+			guest_splats "$console_log" >"$run/splats" || rm -f "$run/splats"
+			log "guest stopped before the shell ended (QEMU exit $qrc: Ctrl-A X?); run files in $run"
 		fi
 		exit 125
 	fi
 	rc=$(cat "$run/rc")
 	log "shell exited with status $rc; guest powered off after $(since "$t0")s"
+	# the kernel's log, not the session (what was typed or printed there)
+	[ ! -f "$run/kernel.log" ] || console_log=$run/kernel.log
 	check_splats
 	exit "$rc"
 }
@@ -236,7 +257,7 @@ run_shell() {
 show_failure() {
 	guest_failed=1
 	log "$1"
-	guest_splats "$run/console.log" >"$run/splats" || rm -f "$run/splats"
+	guest_splats "$console_log" >"$run/splats" || rm -f "$run/splats"
 	if [ -s "$run/qemu.log" ]; then
 		echo "--- qemu:" >&2
 		tail -n 10 "$run/qemu.log" >&2
@@ -249,15 +270,16 @@ show_failure() {
 
 # check_splats: a kernel splat in the console (KASAN, lockdep, WARN, BUG,
 # RCU stall, hung task, oops) fails the run (status 123 unless the command
-# failed already): its lines go to the run's "splats" file, the run dir is kept.
+# failed already; with --shell always, since an interactive shell's status
+# says little): its lines go to the run's "splats" file, the run dir is kept.
 check_splats() {
 	local lines
-	lines=$(guest_splats "$run/console.log") || return 0
+	lines=$(guest_splats "$console_log") || return 0
 	printf '%s\n' "$lines" >"$run/splats"
 	guest_failed=1
-	log "kernel splat in the guest's console ($run/console.log):"
-	printf '  %s\n' "$lines" | head -n 20 >&2
-	[ "$rc" -ne 0 ] || rc=123
+	log "kernel splat in the guest's console ($console_log):"
+	head -n 20 <<<"$lines" | sed 's/^/  /' >&2
+	if [ "$rc" -eq 0 ] || [ -n "$shell" ]; then rc=123; fi
 }
 
 # start_qemu: starts the guest (QEMU in the background: qpid).
@@ -294,7 +316,7 @@ main() {
 	if [ -n "$run" ]; then
 		mkdir -p "$run"
 		run=$(cd "$run" && pwd)
-		rm -f "$run"/{cmd,output,rc,rc.tmp,started,finished,console.log,console-hung.log,qemu.log,qemu.pid,timing,splats}
+		rm -f "$run"/{cmd,output,rc,rc.tmp,started,finished,console.log,kernel.log,console-hung.log,qemu.log,qemu.pid,timing,splats}
 	else
 		run=$(mktemp -d "${TMPDIR:-/tmp}/vrb-guest.XXXXXX")
 	fi
@@ -305,6 +327,7 @@ main() {
 	reason=${verdict#* }
 	write_cmd
 	local -a args
+	console_log=$run/console.log
 	mapfile -t args < <(guest_qemu_args "$accel" "$image" "$run" "$vcpus" "$mem" \
 		"$(guest_kernel_cmdline "$init" "$append")" "$clock" "${shell:+stdio}")
 	[ -z "$initrd" ] || args+=(-initrd "$initrd")

@@ -134,13 +134,16 @@ setup() {
 	[[ "$output" != *booting* ]]
 }
 
-@test "guest-run.sh --shell refuses a command, --vcpu-cpus and a missing terminal before booting" {
+@test "guest-run.sh --shell refuses a command, --vcpu-cpus, icount and a missing terminal before booting" {
 	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /bin/true --shell -- uname -r
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"--shell runs a shell: no command (got 'uname -r')"* ]]
 	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /bin/true --vcpu-cpus 1 --shell
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"--vcpu-cpus is not for --shell"* ]]
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /bin/true --vcpus 1 --clock icount --shell
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--clock icount is not for --shell"* ]]
 	run "$VRB_ROOT/scripts/guest-run.sh" --kernel /bin/true --shell </dev/null
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"--shell needs a terminal"* ]]

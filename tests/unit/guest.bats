@@ -68,7 +68,7 @@ fake_boot() {
 	[[ " ${args[*]} " == *" -accel kvm -cpu host "* ]]
 }
 
-@test "the console goes to console.log, or for a shell to the terminal, logged, with QEMU's escape and Ctrl-C for the guest" {
+@test "the console goes to console.log, or for a shell to the terminal, logged, with QEMU's escape, and Ctrl-C for the guest" {
 	mapfile -t args < <(guest_qemu_args tcg /k/bzImage /r/run 1 512 x)
 	line=" ${args[*]} "
 	[[ "$line" == *" -chardev file,id=con,path=/r/run/console.log -serial chardev:con "* ]]

@@ -158,29 +158,60 @@ teardown() {
 	[ -z "${TMUX_SOCK:-}" ] || tmux -L "$TMUX_SOCK" kill-server 2>/dev/null || true
 }
 
+# shell_skip_debug: the debug kernel hangs in about 1 boot in 4 before init
+# (docs/testing.md), and --shell has no reboot on a hung boot: a person
+# watches. Not tested there.
+shell_skip_debug() {
+	[ "$(kernel_flavour)" != debug ] || skip "--shell does not reboot a hung boot; the debug kernel hangs in 1 boot in 4"
+}
+
 # shellcheck disable=SC2016 # the guest's shell expands what is typed
 @test "guest-run.sh --shell: a root shell on the terminal in the patched kernel; Ctrl-C stops a command, not the guest; exit powers off with the shell's status" {
+	shell_skip_debug
 	shell_start g --kernel patched --vcpus 1
 	shell_wait g 'vrb-guest:'
-	shell_keys g 'uname -r; echo $((6 * 7))x; tty; test -r "$VRB_ROOT/README.md" && echo repo-$((1 + 1))' Enter
+	shell_keys g 'echo "rel=$(uname -r)"; echo "tty=$(tty)"; test -r "$VRB_ROOT/README.md" && echo repo-$((1 + 1))' Enter
 	shell_wait g 'repo-2'
-	shell_screen g | grep -q -- '-patched'
-	shell_screen g | grep -qx '42x'
-	shell_screen g | grep -qx '/dev/ttyS0'
-	shell_keys g 'sleep 600' Enter
+	shell_screen g | grep -q '^rel=.*-patched'
+	shell_screen g | grep -qx 'tty=/dev/ttyS0'
+	# a foreground job that owns the terminal, then Ctrl-C: SIGINT to it (130)
+	shell_keys g "sh -c 'echo fg-\$((3 + 4)); exec sleep 600'" Enter
+	shell_wait g 'fg-7'
 	shell_keys g C-c
-	shell_keys g 'echo after-$((2 + 3))' Enter
-	shell_wait g 'after-5'
-	shell_keys g 'exit 3' Enter
+	shell_keys g 'echo after-$?' Enter
+	shell_wait g 'after-130'
+	run shell_screen g
+	[[ "$output" != *"no job control"* ]]
+	shell_keys g 'echo typed-$((8 * 8)) >&2; exit 3' Enter
 	shell_wait g 'shell-status=3'
 	shell_screen g | grep -q 'shell exited with status 3; guest powered off'
-	grep -q 'Linux version' "$BATS_TEST_TMPDIR/run/console.log"
+	# the session is logged; the kernel's own log has its messages, not the session
+	grep -q 'typed-64' "$BATS_TEST_TMPDIR/run/console.log"
+	grep -q 'Linux version' "$BATS_TEST_TMPDIR/run/kernel.log"
+	run grep -c 'typed-64' "$BATS_TEST_TMPDIR/run/kernel.log"
+	[ "$output" = 0 ]
 }
 
 @test "guest-run.sh --shell: Ctrl-A X ends QEMU; the script says the guest stopped before the shell ended (125)" {
+	shell_skip_debug
 	shell_start g --kernel stock --vcpus 1
 	shell_wait g 'vrb-guest:'
 	shell_keys g C-a x
 	shell_wait g 'shell-status=125'
 	shell_screen g | grep -q 'guest stopped before the shell ended'
+}
+
+# shellcheck disable=SC2016 # the guest's shell expands what is typed
+@test "guest-run.sh --shell: what a user prints is not a kernel splat; a kernel warning is, whatever the shell's status (123)" {
+	shell_skip_debug
+	shell_start g --kernel stock --vcpus 1
+	shell_wait g 'vrb-guest:'
+	shell_keys g 'echo "WARNING: not from the kernel"; echo BUG: neither' Enter
+	shell_keys g 'echo done-$((5 + 5))' Enter
+	shell_wait g 'done-10'
+	shell_keys g 'echo "<4>WARNING: CPU: 0 PID: 1 at fake/test.c:1 from the kernel" >/dev/kmsg; exit 2' Enter
+	shell_wait g 'shell-status=123'
+	grep -q 'fake/test.c' "$BATS_TEST_TMPDIR/run/splats"
+	run grep -c 'not from the kernel' "$BATS_TEST_TMPDIR/run/splats"
+	[ "$output" = 0 ]
 }
