@@ -6,6 +6,8 @@ set -euo pipefail
 VRB_PROG="results-index.sh"
 # shellcheck source=lib/functions.sh
 . "$(dirname "$0")/../lib/functions.sh"
+# shellcheck source=bench/report/lib.sh
+. "$VRB_ROOT/bench/report/lib.sh" # meta FILE KEY
 
 usage() {
 	cat <<EOF
@@ -23,11 +25,6 @@ runs still being written (DIR.partial) are left out.
   --notes FILE   the statuses and findings (default: docs/runs.tsv)
   -h, --help     this text
 EOF
-}
-
-# meta CSV KEY: the value of a "# KEY: value" line of CSV's header.
-meta() {
-	sed -n "s/^# $2: //p" "$1" | head -n 1
 }
 
 # run_csv DIR: the first CSV of DIR whose header carries the command.
