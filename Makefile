@@ -27,6 +27,21 @@
 # keeps prove's output in .cache/check.log and, when a test fails, prints
 # after the summary why each failed file failed (scripts/check-digest.sh).
 
+# make help prints the targets from the '#>' lines below (target | what |
+# time here | builds kernels); the README's table of make targets is the
+# same rows (tests/unit/docs.bats checks they agree).
+#> check | shellcheck, unit tests, the ptr_ring harness, the VM tests on 6.1 | 38-51 min | 6.1 stock and patched
+#> check-quick | the tests that need no kernel | 4 min | no
+#> check-6.12 | the series check and most VM tests on 6.12 | 24 min, kernels built | 6.12 stock and patched
+#> check-series | the series check with a build at every patch (bisectable) | 20 min | at every patch
+#> check-debug | the VM tests on KASAN + lockdep kernels | 31 min, kernels built | debug flavour
+#> check-own-tree | docs/own-tree.md's recipe, as written, on a 6.12 tree | 15 min first, 3 min after | a third tree
+#> check-distro | the probes on Debian's own kernel (modules) | downloads 270 MB | no
+#> soak-backpressure | the backpressure stall test, `SOAK_S` s per consumer | 11 min | 6.1 patched
+#> deps | install the missing Debian packages |  | no
+#> clean-cache | delete `.cache/` (kernel trees and builds) |  | no
+#> help | this list |  | no
+
 PROVE := prove --exec 'bats --tap' --timer --comments
 UNIT  := $(wildcard tests/unit/*.bats)
 # tests/vm/distro-kernel.bats and own-tree.bats: make check-distro and
@@ -53,7 +68,7 @@ BASE612_VM := tests/vm/series.bats tests/vm/smoke.bats tests/vm/kselftest.bats \
 
 SHELL := /bin/bash
 
-.PHONY: check check-quick check-debug check-series check-6.12 check-distro check-own-tree soak-backpressure deps clean-cache
+.PHONY: help check check-quick check-debug check-series check-6.12 check-distro check-own-tree soak-backpressure deps clean-cache
 
 # $(call prove,LOG,FILES): prove over FILES, its output also in .cache/LOG;
 # on failure the digest of why, after prove's summary.
@@ -94,3 +109,8 @@ deps:
 # Removes the kernel workspace and builds (they take long to make again).
 clean-cache:
 	rm -rf .cache
+
+help:
+	@sed -n 's/^#> //p' $(firstword $(MAKEFILE_LIST)) | \
+		awk -F ' [|] ' '{ gsub(/`/, ""); t = $$3 == "" ? "" : $$3 "; "; \
+			printf "make %-18s %s\n%24s%sbuilds kernels: %s\n", $$1, $$2, "", t, $$4 }'

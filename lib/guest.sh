@@ -44,11 +44,13 @@ accel_choose() {
 	esac
 }
 
-# guest_accel MODE IMAGE: like accel_choose, but in auto mode a KVM that
-# looks usable is tried once per host boot with a short boot of IMAGE;
-# the verdict is cached.
+# guest_accel MODE IMAGE [INITRD]: like accel_choose, but in auto mode a
+# KVM that looks usable is tried once per host boot with a short boot of
+# IMAGE (with INITRD, when the kernel needs one to boot); the verdict is
+# cached. A probe stopped by a signal (the user's Ctrl-C) decides nothing:
+# nothing is cached and the caller stops.
 guest_accel() {
-	local choice cache boot_id
+	local choice cache boot_id rc=0 kvm_probe_args
 	choice=$(accel_choose "$1")
 	case $choice in
 	kvm-probe*)
@@ -57,12 +59,16 @@ guest_accel() {
 		if [ ! -f "$cache" ]; then
 			mkdir -p "$VRB_CACHE"
 			log "trying KVM with a short boot (falls back to TCG if it does not boot)"
-			if VRB_ACCEL=kvm VRB_GUEST_BOOT_TIMEOUT=60 VRB_GUEST_CMD_TIMEOUT=30 \
-				"$VRB_ROOT/scripts/guest-run.sh" --kernel "$2" --accel kvm -- true >/dev/null 2>&1; then
-				echo "kvm /dev/kvm boots a kernel" >"$cache"
-			else
-				echo "tcg KVM probe boot failed (a paravirtual or broken KVM)" >"$cache"
-			fi
+			kvm_probe_args=(--kernel "$2" --accel kvm)
+			[ -z "${3:-}" ] || kvm_probe_args+=(--initrd "$3")
+			VRB_ACCEL=kvm VRB_GUEST_BOOT_TIMEOUT=60 VRB_GUEST_CMD_TIMEOUT=30 \
+				"$VRB_ROOT/scripts/guest-run.sh" "${kvm_probe_args[@]}" -- true >/dev/null 2>&1 || rc=$?
+			case $rc in
+			0) echo "kvm /dev/kvm boots a kernel" >"$cache.tmp" ;;
+			130 | 143) die "the KVM probe boot was interrupted: no accelerator chosen, nothing cached" ;;
+			*) echo "tcg KVM probe boot failed (a paravirtual or broken KVM)" >"$cache.tmp" ;;
+			esac
+			mv "$cache.tmp" "$cache"
 		fi
 		cat "$cache"
 		;;

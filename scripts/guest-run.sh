@@ -321,8 +321,9 @@ main() {
 		run=$(mktemp -d "${TMPDIR:-/tmp}/vrb-guest.XXXXXX")
 	fi
 	trap cleanup EXIT
-	trap 'exit 130' INT TERM
-	verdict=$(guest_accel "$accel_mode" "$image")
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	verdict=$(guest_accel "$accel_mode" "$image" "$initrd")
 	accel=${verdict%% *}
 	reason=${verdict#* }
 	write_cmd

@@ -84,3 +84,20 @@ doc_files() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"is not up to date"* ]]
 }
+
+@test "make help lists every target of the Makefile, and the README's table of make targets is its rows" {
+	local phony t readme helpsrc
+	phony=$(sed -n 's/^\.PHONY: //p' "$VRB_ROOT/Makefile" | tr ' ' '\n' | sort)
+	helpsrc=$(sed -n 's/^#> //p' "$VRB_ROOT/Makefile")
+	[ "$(cut -d'|' -f1 <<<"$helpsrc" | tr -d ' ' | sort)" = "$phony" ]
+	# shellcheck disable=SC2016 # the README's backquotes, not an expansion
+	readme=$(grep '^| `make [a-z0-9.-]*` | ' "$VRB_ROOT/README.md" | sed 's/^| `make \([^`]*\)` | /\1 | /; s/ |$//; s/ | | / |  | /g')
+	echo "README: $readme"
+	echo "Makefile: $helpsrc"
+	[ "$readme" = "$helpsrc" ]
+	run make -s -C "$VRB_ROOT" help
+	[ "$status" -eq 0 ]
+	for t in $phony; do
+		grep -q "^make $t " <<<"$output" || { echo "make help: no $t"; return 1; }
+	done
+}

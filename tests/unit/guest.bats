@@ -44,6 +44,46 @@ fake_boot() {
 	[[ "$output" == "kvm forced by --accel kvm" ]]
 }
 
+# probe_stub RC: VRB_ROOT's scripts/guest-run.sh is a stand-in that logs
+# its arguments to $BATS_TEST_TMPDIR/probes and exits RC (the KVM probe).
+probe_stub() {
+	local root=$BATS_TEST_TMPDIR/root
+	mkdir -p "$root/scripts"
+	printf '#!/bin/sh\necho "$*" >>"%s/probes"\nexit %s\n' "$BATS_TEST_TMPDIR" "$1" >"$root/scripts/guest-run.sh"
+	chmod +x "$root/scripts/guest-run.sh"
+	VRB_ROOT=$root
+	VRB_CACHE=$BATS_TEST_TMPDIR/cache
+}
+
+@test "the KVM probe: booted with the caller's initramfs, cached once; a Ctrl-C (130) or TERM (143) caches nothing" {
+	local rc
+	touch "$VRB_KVM_DEV"
+	for rc in 130 143; do
+		probe_stub "$rc"
+		run guest_accel auto img
+		echo "$output"
+		[ "$status" -ne 0 ]
+		[[ "$output" == *"KVM probe boot was interrupted"* ]]
+		[ -z "$(ls "$VRB_CACHE")" ]
+	done
+	rm "$BATS_TEST_TMPDIR/probes"
+	probe_stub 0
+	run guest_accel auto img initrd.cpio
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "kvm /dev/kvm boots a kernel" ]
+	grep -qx -- '--kernel img --accel kvm --initrd initrd.cpio -- true' "$BATS_TEST_TMPDIR/probes"
+	probe_stub 1
+	run guest_accel auto img
+	[ "${lines[-1]}" = "kvm /dev/kvm boots a kernel" ]
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/probes")" -eq 1 ]
+	rm -r "$VRB_CACHE"
+	run guest_accel auto img
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "tcg KVM probe boot failed (a paravirtual or broken KVM)" ]
+	grep -qx -- '--kernel img --accel kvm -- true' "$BATS_TEST_TMPDIR/probes"
+	[ "$(ls "$VRB_CACHE")" = "accel-probe.$(cat /proc/sys/kernel/random/boot_id)" ]
+}
+
 @test "tcg can always be forced; an unknown accelerator is refused" {
 	touch "$VRB_KVM_DEV"
 	run accel_choose tcg
