@@ -128,7 +128,7 @@ e.g. ./run-bench.sh B -- --rings 256 --settings "stock legacy mn64"
 Under TCG (no usable KVM) absolute rates mean little: compare the kernels
 and settings of one run against each other. Each A and B run's
 verdicts.csv does: every setting against a reference, paired, with a 95 %
-bootstrap interval, the A/A arm's interval (the noise floor) and a verdict.
+Fieller interval, the A/A arm's interval (the noise floor) and a verdict.
 --vcpus and --mem apply to the boot workload; A and B choose their own
 (1 vCPU: see their --help).
 EOF

@@ -1,12 +1,14 @@
 # shellcheck shell=bash
 # The statistics layer every workload's tables use: each setting (arm)
 # against a reference, paired by unit (a boot, or one round of blocks in a
-# boot), as a ratio of means with a 95 % bootstrap confidence interval, the
-# A/A arm's interval (the reference measured twice: the noise floor) on
-# every row, and a verdict (bench/stats/compare does the arithmetic). A
-# difference whose interval lies within 0.01 % of no difference gets none
-# (compare --margin, a tolerance): in virtual time repeats agree to the
-# last digit, and an A/A arm 0.0004 % off excluded 1.
+# boot), as a ratio of means with a 95 % confidence interval (Fieller's:
+# the ratios a paired t test does not reject; its coverage is tested on
+# simulated runs), the A/A arm's interval (the reference measured twice:
+# the noise floor) on every row, and a verdict (bench/stats/compare.py does
+# the arithmetic, on numpy and scipy). A difference whose interval lies
+# within 0.01 % of no difference gets none (compare --margin, a
+# tolerance): in virtual time repeats agree to the last digit, and an A/A
+# arm 0.0004 % off excluded 1.
 #
 # An A/A arm is named REF_aa: a setting with the same knobs as REF, run as
 # a separate arm, interleaved like any other (aa_base gives REF back).
@@ -14,7 +16,7 @@
 # shellcheck disable=SC2034 # used by the workload scripts
 STATS_COLS="metric,arm,units,mean,ref_mean,ratio,ci_lo,ci_hi,detectable_pct,aa_ci_lo,aa_ci_hi,verdict"
 
-# stats_build: bench/stats/compare, built into the cache (once).
+# stats_build: bench/stats/compare.py, installed into the cache as compare.
 stats_build() {
 	make -s -C "$VRB_ROOT/bench/stats" BUILD="$VRB_CACHE/stats" "$VRB_CACHE/stats/compare" >/dev/null
 }

@@ -20,6 +20,8 @@ PACKAGES=(
 	# a Debian distro kernel as the guest (scripts/debian-kernel.sh: its
 	# initramfs and module order)
 	busybox-static cpio kmod file
+	# the statistics layer (bench/stats/compare.py: intervals, tests)
+	python3 python3-numpy python3-scipy
 	# plots of the results
 	gnuplot-nox
 	# tests

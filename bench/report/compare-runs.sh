@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # compare-runs.sh OLD NEW: two result directories of one workload side by
 # side (e.g. before and after a patch change): per cell, setting and
-# metric, NEW's mean against OLD's as a ratio with a 95 % bootstrap
-# interval (the two runs' units resampled apart: nothing pairs them), a
+# metric, NEW's mean against OLD's as a ratio with a 95 % Fieller
+# interval (Welch's: the two runs' units are independent, nothing pairs them), a
 # verdict, and each run's own A/A interval in that cell.
 # shellcheck disable=SC2016 # awk expressions in single quotes
 set -euo pipefail
@@ -23,8 +23,8 @@ Puts two result directories of the same workload (A or B) side by side:
 per cell (A: tx_queue_len; B: ring and fraction of capacity, or ring and
 rate when a run has no fractions), per setting both runs have and per
 metric, the ratio of NEW's mean to OLD's over their units (A: repeats;
-B: pairs of rounds, or boots), a 95 % bootstrap interval with the units
-of each run resampled apart, and a verdict. Each run's A/A interval in
+B: pairs of rounds, or boots), a 95 % Fieller interval with Welch's
+variance (the runs' units are independent), and a verdict. Each run's A/A interval in
 the cell (its own reference against its A/A arm) is printed alongside: a
 run whose A/A arm differs in a cell cannot be trusted there. Writes
 markdown to standard output (or FILE, replaced whole).
@@ -148,7 +148,7 @@ main() {
 		echo "**The runs differ in ${differ[*]}**: a difference below may come from that, not from a setting."
 		echo
 	fi
-	echo "Units: boots (a repeat: one boot per kernel and repeat). Ratios new / old of the mean over each run's units, 95 % bootstrap intervals (each run's units resampled apart: two runs are not paired, so these intervals are wider than a run's own; one within 0.01 % of 1 is no difference, compare --margin); A/A: each run's own noise floor in the cell."
+	echo "Units: boots (a repeat: one boot per kernel and repeat). Ratios new / old of the mean over each run's units, 95 % Fieller intervals (Welch's: two runs are not paired, so these intervals are wider than a run's own; one within 0.01 % of 1 is no difference, compare --margin); A/A: each run's own noise floor in the cell."
 	echo
 	echo "| cell | setting | metric | old: units, mean | new: units, mean | new / old [95 % CI] | verdict | old A/A | new A/A |"
 	echo "|---|---|---|---|---|---|---|---|---|"

@@ -30,7 +30,7 @@ cell_rows() {
 }
 
 # mean_ci CSV UNIT ARM VALUE FILTER: "arm,units,mean,lo,hi" per arm: the
-# mean over the units and its 95 % bootstrap interval (compare against a
+# mean over the units and its 95 % Fieller interval (compare against a
 # reference that is 1 in every unit: the ratio is the mean).
 mean_ci() {
 	stats_units "$1" "$2" "$3" "$4" "$5" | stats_unit_means |
@@ -80,13 +80,21 @@ words() {
 	A/A*) printf -- '- %s, %s: the A/A arm (%s measured again) gives %s [%s, %s]: %s.\n' \
 		"$ctx" "$metric" "$arm" "$ratio" "$lo" "$hi" "$verdict" ;;
 	undefined*) ;; # the table says so; no sentence
-	"no difference"*) printf -- '- %s: %s vs %s, %s: %s (ratio %s, 95 %% CI %s-%s).\n' \
-		"$ctx" "$arm" "$refname" "$metric" "$verdict" "$ratio" "$lo" "$hi" ;;
+	"no difference"*)
+		if [ -z "$lo" ]; then
+			printf -- '- %s: %s vs %s, %s: %s (ratio %s).\n' "$ctx" "$arm" "$refname" "$metric" "$verdict" "$ratio"
+		else
+			printf -- '- %s: %s vs %s, %s: %s (ratio %s, 95 %% CI %s-%s).\n' \
+				"$ctx" "$arm" "$refname" "$metric" "$verdict" "$ratio" "$lo" "$hi"
+		fi
+		;;
 	*)
-		local spread=''
+		local ci spread=''
 		[ "$lo" != "$hi" ] || spread=': no spread between units (deterministic, e.g. virtual time: no noise estimate)'
-		printf -- '- %s: %s %s %s x as much as %s (95 %% CI %s-%s%s): %s.\n' \
-			"$ctx" "$arm" "$(verb "$metric")" "$ratio" "$refname" "$lo" "$hi" "$spread" "$verdict"
+		ci="95 % CI $lo-$hi$spread"
+		[ -n "$lo" ] || ci="no interval"
+		printf -- '- %s: %s %s %s x as much as %s (%s): %s.\n' \
+			"$ctx" "$arm" "$(verb "$metric")" "$ratio" "$refname" "$ci" "$verdict"
 		;;
 	esac
 }

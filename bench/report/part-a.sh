@@ -59,7 +59,7 @@ a_cell() {
 	echo "|---|---|---|---|---|---|---|---|---|"
 	while IFS=, read -r s xm dr to dp; do
 		row=$(grep "^drop_pct,$s," <<<"$rows_drop" || true)
-		IFS=, read -r _ kern rxb zb _ <<<"$(setting_info "$csv" "$s")"
+		IFS=, read -r _ kern rxb zb _ <<<"$(setting_info "$csv" "$s" "$f")"
 		echo "| $s | ${zb/#0/stock rule} | $rxb | $xm | $dr | $to | $dp | $(ratio_cell "$row") | $(cut -d, -f12 <<<"$row") |"
 	done < <(medians "$csv" "$f" xmit dropped total drop_pct || true)
 	echo
@@ -83,17 +83,23 @@ a_bp_table() {
 	echo "|---|---|---|---|---|---|---|---|"
 	while IFS=, read -r s se de lo lp; do
 		row=$(grep "^pktgen_pps,$s," <<<"$rows" || true)
-		IFS=, read -r _ kern _ <<<"$(setting_info "$csv" "$s")"
+		IFS=, read -r _ kern _ <<<"$(setting_info "$csv" "$s" "$f")"
 		printf '| %s | %s | %.0f | %.0f | %.0f | %s | %s | %s |\n' "$s" "$kern" "$se" "$de" "$lo" "$lp" \
 			"$(ratio_cell "$row")" "$(cut -d, -f12 <<<"$row")"
 	done < <(medians "$csv" "$f" 'total * $pktgen_pps / $xmit' pktgen_pps 'dropped * $pktgen_pps / $xmit' drop_pct || true)
 	echo
 }
 
-# setting_info CSV S: "setting,kernel,rx_batch,zero_batch" of S's first row.
+# setting_info CSV S FILTER: "setting,kernel,rx_batch,zero_batch" of S's
+# first row in the cell FILTER (an awk condition on $column names): a
+# setting's zeroing batch can differ by cell (zqbN: a quarter of the
+# cell's tx_queue_len).
 setting_info() {
-	grep -v '^#' "$1" | awk -F, -v s="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		$c["setting"] == s { print s "," $c["kernel"] "," $c["rx_batch"] "," $c["zero_batch"]; exit }'
+	local header
+	header=$(grep -m 1 -v '^#' "$1")
+	grep -v '^#' "$1" | awk -F, -v s="$2" "NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i; next }
+		\$c[\"setting\"] == s && ($(stats_expr "$header" "$3")) {
+			print s \",\" \$c[\"kernel\"] \",\" \$c[\"rx_batch\"] \",\" \$c[\"zero_batch\"]; exit }"
 }
 
 # join_rows CSV FILTER ROWS METRIC: per setting, in the run's order,
@@ -106,7 +112,7 @@ join_rows() {
 		[ -n "$n" ] || continue
 		med=$(medians "$csv" "$f" "$m" | awk -F, -v s="$s" '$1 == s { print $2 }')
 		row=$(grep "^$m,$s," <<<"$rows" || true)
-		printf '%s|%s|%s|%s|%s|%s|%s|%s\n' "$(setting_info "$csv" "$s")" "$n" "$mean" "${lo:-$mean}" \
+		printf '%s|%s|%s|%s|%s|%s|%s|%s\n' "$(setting_info "$csv" "$s" "$f")" "$n" "$mean" "${lo:-$mean}" \
 			"${hi:-$mean}" "$med" "$(ratio_cell "$row")" "$(cut -d, -f12 <<<"$row")"
 	done
 }
@@ -121,13 +127,13 @@ a_plots() {
 		: >"$data/pps-$q.dat"
 		: >"$data/drop-$q.dat"
 		while IFS=, read -r s n mean lo hi; do
-			IFS=, read -r _ kern rxb zb <<<"$(setting_info "$csv" "$s")"
+			IFS=, read -r _ kern rxb zb <<<"$(setting_info "$csv" "$s" "\$txqlen == $q")"
 			# pps: patched settings with the stock zeroing rule
 			[ "$kern" = patched ] && [ "$zb" = 0 ] && [ "$s" = "$(aa_base "$s")" ] &&
 				echo "$rxb $mean ${lo:-$mean} ${hi:-$mean}" >>"$data/pps-$q.dat"
 		done < <(mean_ci "$csv" '"r" $repeat' '$setting' '$pktgen_pps' "\$txqlen == $q")
 		while IFS=, read -r s n mean lo hi; do
-			IFS=, read -r _ kern rxb zb <<<"$(setting_info "$csv" "$s")"
+			IFS=, read -r _ kern rxb zb <<<"$(setting_info "$csv" "$s" "\$txqlen == $q")"
 			[ "$kern" = patched ] && [ "$zb" != 0 ] &&
 				echo "$zb $mean ${lo:-$mean} ${hi:-$mean} $rxb" >>"$data/drop-$q.dat"
 		done < <(mean_ci "$csv" '"r" $repeat' '$setting' '$drop_pct' "\$txqlen == $q")

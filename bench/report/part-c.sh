@@ -49,6 +49,17 @@ aa_seeds_of() {
 	if [ "$(meta "$1/trials.csv" aa_seeds)" = same ]; then echo "the same seeds in a boot of its own"; else echo "other seeds"; fi
 }
 
+# window_of DIR: the frames drop % counts, in words (runs without the
+# warmup metadata line had none).
+window_of() {
+	local w p
+	w=$(meta "$1/trials.csv" warmup)
+	p=$(meta "$1/trials.csv" phase)
+	if [ -z "$w" ] || [ "$w" = 0 ]; then echo "of all of them"; return 0; fi
+	if [ -n "$p" ] && [ "$p" != 0 ]; then p=" (both lengthened by 0-$((p - 1)) a unit)"; else p=''; fi
+	echo "of those after a warm-up of $w$p (refills and starved polls: the whole trial)"
+}
+
 # c_headline: what the run shows, generated from verdicts.csv.
 c_headline() {
 	local v=$dir/verdicts.csv ref aa
@@ -56,12 +67,13 @@ c_headline() {
 	aa=$(meta "$dir/trials.csv" aa_arm)
 	echo "## Headline"
 	echo
-	echo "- Design: $(meta "$dir/trials.csv" seeds) seeds per cell (the unit), the same seeds for every setting, $(aa_seeds_of "$dir") for the A/A arm ($aa); one boot per setting, a fresh device per trial; capacity $(meta "$dir/trials.csv" capacity_pps) frames/s of guest time; rates $(meta "$dir/trials.csv" rates) of it; rings $(meta "$dir/trials.csv" rings); stall regimes $(meta "$dir/trials.csv" stall_regimes); bursts of $(meta "$dir/trials.csv" burst), jitter +-$(meta "$dir/trials.csv" jitter_pct) %, pacing $(pacing_of "$dir")."
+	echo "- Design: $(meta "$dir/trials.csv" seeds) seeds per cell (the unit), the same seeds for every setting, $(aa_seeds_of "$dir") for the A/A arm ($aa); one boot per setting, a fresh device per trial; capacity $(meta "$dir/trials.csv" capacity_pps) frames/s of guest time; rates $(meta "$dir/trials.csv" rates) of it; rings $(meta "$dir/trials.csv" rings); stall regimes $(meta "$dir/trials.csv" stall_regimes); bursts of $(meta "$dir/trials.csv" burst), jitter +-$(meta "$dir/trials.csv" jitter_pct) %, pacing $(pacing_of "$dir"); $(meta "$dir/trials.csv" frames) frames a trial, drop % $(window_of "$dir")."
 	grep -v '^#' "$v" | awk -F, -v aa="$aa" 'NR > 1 && $1 ~ /^drop_pct / && $2 == aa && $7 != "" {
 			w = 100 * ($8 - $7); if (w > mx) mx = w; n++; if ($12 ~ /DIFFERS/) bad++ }
 		END { if (n) printf "- Noise floor: the A/A arm'"'"'s 95 %% interval of the drop ratio spans at most %.1f %% (widest cell); it excluded 1 (a difference where there is none) in %d of the %d cells that drop.\n", mx, bad, n }'
 	grep -v '^#' "$v" | awk -F, -v ref="$ref" -v aa="$aa" 'NR > 1 && $1 ~ /^drop_pct / && $2 != ref && $2 != aa && $12 ~ /^(better|worse)/ && $12 !~ /not trusted/ {
-			sub(/^drop_pct /, "", $1); printf "- %s drops %.3fx %s'"'"'s [%.3f, %.3f] at %s: %s.\n", $2, $6, ref, $7, $8, $1, $12; n++ }
+			sub(/^drop_pct /, "", $1); ci = $7 == "" ? "(no interval)" : sprintf("[%.3f, %.3f]", $7, $8)
+			printf "- %s drops %.3fx %s'"'"'s %s at %s: %s.\n", $2, $6, ref, ci, $1, $12; n++ }
 		END { if (!n) print "- No setting'"'"'s drops differ from the reference beyond its interval in any cell." }'
 	grep -v '^#' "$v" | awk -F, -v ref="$ref" -v aa="$aa" 'NR > 1 && $1 ~ /^refills\/1k / && $2 != ref && $2 != aa && $6 != "" {
 			if (!($2 in lo) || $6 < lo[$2]) lo[$2] = $6; if (!($2 in hi) || $6 > hi[$2]) hi[$2] = $6 }
@@ -78,7 +90,7 @@ summary_c() {
 	c_headline
 	echo "## Cells"
 	echo
-	echo "Means over the seeds; ratios to $ref paired by seed with 95 % bootstrap intervals; the A/A arm's interval is the cell's noise floor."
+	echo "Means over the seeds; ratios to $ref paired by seed with 95 % Fieller intervals; the A/A arm's interval is the cell's noise floor."
 	[ ! -f "$dir/costs.csv" ] || echo "The last column is from one more trial per cell under the $(meta "$f" cost_probe | cut -d' ' -f1) probe (seed $(grep -v '^#' "$dir/costs.csv" | awk -F, 'NR == 2 { print $7; exit }')): guest ns per frame received in virtio_net's rx polls (refill included) / in the refills inside them, and the polls' share of the run's guest time. The probe's own cost and the generator's interrupts (same vCPU) are inside: compare settings, not absolute values; costs.csv has the probed trial's drops next to the same seed's unprobed ones."
 	echo
 	means=$(c_means)

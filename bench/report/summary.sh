@@ -28,7 +28,7 @@ Writes DIR/summary.md for the result directory DIR (workload A, B, C,
 ptr_ring, model or boot, told by its files' metadata) and the PNG plots
 it links, in DIR/plots/ (gnuplot). Per cell (tx_queue_len; ring and rate):
 the tables in the seeds' shapes, each setting against the run's reference
-(paired by the run's unit) as a ratio with its 95 % bootstrap interval
+(paired by the run's unit) as a ratio with its 95 % Fieller interval
 and verdict, the A/A arm's interval (the noise floor), the verdicts in
 words, and the run's metadata and command. Nothing in DIR but summary.md
 and plots/ is written; both are replaced whole.

@@ -63,7 +63,7 @@ order rotates. By default the guest runs in virtual time (--clock icount:
 1 vCPU, TCG counting instructions), so a trial does not depend on the host.
 Writes to DIR: trials.csv, summary.csv (medians, ratios to stock at the
 same tx_queue_len), verdicts.csv (each setting against REF, paired by
-repeat: ratios with 95 % bootstrap intervals, the A/A arm REF_aa as the
+repeat: ratios with 95 % Fieller intervals, the A/A arm REF_aa as the
 noise floor) and tables.txt (seed 000's "batch: pps", seed 002's
 "xmit / dropped / total / % dropped", the verdicts).
 
@@ -377,7 +377,7 @@ tables() {
 			fi
 		done
 		echo
-		echo "Against $ref, paired by repeat (95 % bootstrap intervals; ${aa:-no A/A arm}: the A/A arm, the noise floor):"
+		echo "Against $ref, paired by repeat (95 % Fieller intervals; ${aa:-no A/A arm}: the A/A arm, the noise floor):"
 		stats_table "$out/verdicts.csv"
 	} >"$out/tables.txt"
 }

@@ -184,7 +184,7 @@ paired_tables() {
 						o[k] ? 100 * x[k] / o[k] : 0, g[k] ? 1000 * rf[k] / g[k] : 0, g[k] ? 1000 * sp[k] / g[k] : 0 }
 			}'
 		echo
-		echo "Against $ref, paired by round (95 % bootstrap intervals; ${aa:-no A/A arm}: the A/A arm, the noise floor):"
+		echo "Against $ref, paired by round (95 % Fieller intervals; ${aa:-no A/A arm}: the A/A arm, the noise floor):"
 		stats_table "$out/verdicts.csv"
 	} >"$out/tables.txt"
 }

@@ -72,7 +72,7 @@ Two designs:
              rounds, and REF_aa, the reference measured as a second arm, is
              added (unless --no-aa): the run's noise floor.
              Writes blocks.csv and verdicts.csv (ratios to REF, 95 %
-             bootstrap intervals, verdicts), intervals.csv, tables.txt.
+             Fieller intervals, verdicts), intervals.csv, tables.txt.
   boots      one guest boot per trial, settings interleaved (their order
              rotates every repeat); then a zero-loss rate search per setting
              and ring (RFC 2544 style: a binary search on the rate between 0
@@ -550,7 +550,7 @@ boots_main() {
 	tables
 	{
 		echo
-		echo "Against $ref, paired by repeat (95 % bootstrap intervals; ${aa:-no A/A arm}: the A/A arm, the noise floor):"
+		echo "Against $ref, paired by repeat (95 % Fieller intervals; ${aa:-no A/A arm}: the A/A arm, the noise floor):"
 		stats_table "$out/verdicts.csv"
 	} >>"$out/tables.txt"
 	log "B: $n trials"

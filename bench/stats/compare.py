@@ -1,0 +1,363 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""compare: every arm of a benchmark against a reference arm, paired by
+unit, as a ratio of means with a confidence interval and a verdict; the A/A
+arm (the reference measured a second time) gives the noise floor. The
+statistics layer every workload's tables use (lib/stats.sh).
+
+The interval is Fieller's: the ratios R for which a t test does not reject
+mean(arm - R * ref) = 0 (paired: over the units measured in both; unpaired:
+Welch's test of mean(arm) - R * mean(ref)); its coverage holds at the unit
+counts the profiles use (test_compare.py checks it on simulated runs); the
+t quantiles come from scipy. When the reference varies so much across its
+units that no interval bounds the ratio, the row has none and its verdict
+is the t test of arm - ref alone.
+"""
+import argparse
+import math
+import re
+import sys
+
+import numpy as np
+from scipy import special
+
+COLS = ("metric,arm,units,mean,ref_mean,ratio,ci_lo,ci_hi,detectable_pct,"
+        "aa_ci_lo,aa_ci_hi,verdict")
+MIN_UNITS = 3
+
+
+class InputError(Exception):
+    pass
+
+
+def t_quantile(df, level):
+    """The two-sided t quantile for LEVEL at DF degrees of freedom."""
+    return float(special.stdtrit(df, 0.5 + level / 2))
+
+
+def fieller(ma, mr, vaa, vrr, var, t):
+    """The interval of ratios R with (ma - R mr)^2 <= t^2 (vaa - 2 R var +
+    R^2 vrr): (lo, hi), or None when the set is not a bounded interval (the
+    reference varies too much across units to bound the ratio). Means and
+    variances come scaled by |mr| (ratios do not change), so the squares
+    neither overflow nor cancel."""
+    ma, mr, vaa, vrr, var = (float(x) for x in (ma, mr, vaa, vrr, var))
+    a = mr * mr - t * t * vrr
+    b = ma * mr - t * t * var
+    if a <= 0:
+        return None
+    # b^2 - ac, written so that the large terms do not cancel
+    try:
+        disc = t * t * (mr * mr * vaa - 2 * ma * mr * var + ma * ma * vrr -
+                        t * t * (vaa * vrr - var * var))
+    except OverflowError:
+        disc = math.inf
+    if not math.isfinite(disc) or not math.isfinite(b):
+        raise OverflowError
+    s = math.sqrt(max(disc, 0.0))
+    return (b - s) / a, (b + s) / a
+
+
+def t_test(diff_mean, diff_var, t):
+    """higher, lower or none: a t test of a mean difference against 0."""
+    if diff_mean * diff_mean <= t * t * diff_var:
+        return "none"
+    return "higher" if diff_mean > 0 else "lower"
+
+
+class Ratio:
+    """One arm against the reference: units, means, ratio and interval."""
+
+    def __init__(self, units, ma, mr):
+        self.units, self.ma, self.mr = units, ma, mr
+        # fewer units than an interval needs: no ratio either
+        self.ratio = ma / mr if units >= MIN_UNITS and mr != 0 else math.nan
+        self.lo = self.hi = None
+        self.test = None	# without an interval: the t test at R = 1
+        self.why = ""
+
+    @property
+    def defined(self):
+        return self.lo is not None
+
+    def verdict(self):
+        """higher, lower, none or undefined."""
+        if not self.defined:
+            return self.test or "undefined"
+        if self.lo > 1:
+            return "higher"
+        if self.hi < 1:
+            return "lower"
+        return "none"
+
+
+UNBOUNDED = "the reference varies too much across its units to bound the ratio"
+OUT_OF_RANGE = "the ratio is too large for an interval in floating point"
+
+
+def bound(res, k, vaa, vrr, var, t):
+    """RES's interval from the scaled (by K = |ref mean|) variances, or,
+    where none is bounded, the t test of arm - ref (Welch's when VAR = 0
+    and the arms are independent); RES returned."""
+    try:
+        ci = fieller(res.ma / k, res.mr / k, vaa, vrr, var, t)
+    except OverflowError:
+        res.why = OUT_OF_RANGE
+        return res
+    if ci is None:
+        res.why = UNBOUNDED
+        res.test = t_test((res.ma - res.mr) / k, vaa + vrr - 2 * var, t)
+        if res.mr < 0 and res.test != "none":
+            res.test = "lower" if res.test == "higher" else "higher"
+        return res
+    res.lo, res.hi = ci
+    return res
+
+
+def paired_ratio(a, r, level):
+    n = len(a)
+    res = Ratio(n, float(np.mean(a)) if n else math.nan, float(np.mean(r)) if n else math.nan)
+    if n < MIN_UNITS:
+        res.why = "fewer than %d paired units" % MIN_UNITS
+        return res
+    if res.mr == 0:
+        res.why = "the reference is 0"
+        return res
+    k = abs(res.mr)
+    with np.errstate(over="ignore", invalid="ignore"):
+        cov = np.cov(np.vstack([a / k, r / k]), ddof=1) / n
+    return bound(res, k, cov[0, 0], cov[1, 1], cov[0, 1], t_quantile(n - 1, level))
+
+
+def unpaired_ratio(a, r, level):
+    na, nr = len(a), len(r)
+    res = Ratio(min(na, nr), float(np.mean(a)) if na else math.nan,
+                float(np.mean(r)) if nr else math.nan)
+    if na < MIN_UNITS or nr < MIN_UNITS:
+        res.why = "fewer than %d units" % MIN_UNITS
+        return res
+    if res.mr == 0:
+        res.why = "the reference is 0"
+        return res
+    k = abs(res.mr)
+    with np.errstate(over="ignore", invalid="ignore"):
+        vaa = float(np.var(a / k, ddof=1)) / na
+        vrr = float(np.var(r / k, ddof=1)) / nr
+    q = res.ratio
+    try:
+        num = (vaa + q * q * vrr) ** 2
+        den = vaa * vaa / (na - 1) + (q * q * vrr) ** 2 / (nr - 1)
+    except OverflowError:
+        num = den = math.inf
+    if not (math.isfinite(num) and math.isfinite(den) and math.isfinite(vaa)):
+        res.why = OUT_OF_RANGE
+        return res
+    # Welch-Satterthwaite at the estimate; no spread: the larger df
+    df = num / den if den > 0 else float(na + nr - 2)
+    return bound(res, k, vaa, vrr, 0.0, t_quantile(df, level))
+
+
+NAME = re.compile(r"[A-Za-z0-9_.:+-]{1,63}$")
+
+
+def read_table(f, name):
+    """UNIT,ARM,VALUE lines ("#" lines, blank lines and a unit,arm,value
+    header skipped): (units in order, arms in order, {(unit, arm): value})."""
+    units, arms, values = [], [], {}
+    seen_u, seen_a = set(), set()
+    for lineno, line in enumerate(f, 1):
+        line = line.rstrip("\n").rstrip("\r")
+        where = "%s:%d" % (name, lineno)
+        if not line or line.startswith("#") or line == "unit,arm,value":
+            continue
+        parts = line.split(",")
+        if len(parts) != 3:
+            raise InputError("%s: expected UNIT,ARM,VALUE, got '%s'" % (where, line))
+        unit, arm, val = parts
+        if not NAME.match(unit) or not NAME.match(arm):
+            raise InputError("%s: unit '%s' or arm '%s' is not a name (1-63 of A-Z a-z 0-9 _ . : + -)"
+                             % (where, unit, arm))
+        x = float(val) if NUMBER.match(val) else math.nan
+        if not math.isfinite(x):
+            raise InputError("%s: value '%s' is not a finite number" % (where, val))
+        if (unit, arm) in values:
+            raise InputError("%s: unit '%s' has arm '%s' twice" % (where, unit, arm))
+        if unit not in seen_u:
+            seen_u.add(unit)
+            units.append(unit)
+        if arm not in seen_a:
+            seen_a.add(arm)
+            arms.append(arm)
+        values[(unit, arm)] = x
+    if not values:
+        raise InputError("%s: no measurements" % name)
+    return units, arms, values
+
+
+NUMBER = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$")
+
+
+def ratio_of(opts, units, values, arm, ref):
+    if opts.unpaired:
+        a = np.array([values[(u, arm)] for u in units if (u, arm) in values])
+        r = np.array([values[(u, ref)] for u in units if (u, ref) in values])
+        return unpaired_ratio(a, r, opts.level)
+    both = [u for u in units if (u, arm) in values and (u, ref) in values]
+    return paired_ratio(np.array([values[(u, arm)] for u in both]),
+                        np.array([values[(u, ref)] for u in both]), opts.level)
+
+
+def within_margin(opts, c, v):
+    """An interval that excludes 1 but lies within the margin."""
+    return (v in ("higher", "lower") and c.defined and opts.margin > 0 and
+            c.lo >= 1 / (1 + opts.margin) and c.hi <= 1 + opts.margin)
+
+
+def direction(v, better):
+    if v == "higher":
+        return "better" if better > 0 else "worse" if better < 0 else "higher"
+    return "better" if better < 0 else "worse" if better > 0 else "lower"
+
+
+def fmt_g(x):
+    return "%.6g" % x
+
+
+def verdict_text(opts, c, aa, is_aa):
+    v = c.verdict()
+    va = aa.verdict() if aa is not None else "undefined"
+    small = within_margin(opts, c, v)
+    if aa is not None and within_margin(opts, aa, va):
+        va = "none"
+    pct = "%g" % (100 * opts.margin)
+    if v == "undefined":
+        return "undefined: " + c.why
+    if not c.defined:
+        # no interval, but the t test at R = 1 decided
+        note = " (no interval: %s; the t test of arm - reference)" % UNBOUNDED
+        if is_aa:
+            return ("A/A: no difference (the noise floor)" if v == "none" else
+                    "A/A DIFFERS: the run cannot separate settings") + note
+        if v == "none":
+            return "no difference detected" + note
+        trusted = aa is None or va in ("none", "undefined")
+        return direction(v, opts.better) + ("" if trusted else " (but A/A differs too: not trusted)") + note
+    if is_aa and small:
+        return "A/A: no difference beyond %s %% (the noise floor)" % pct
+    if is_aa:
+        return ("A/A: no difference (the noise floor)" if v == "none" else
+                "A/A DIFFERS: the run cannot separate settings")
+    if v == "none":
+        return "no difference detected"
+    if small:
+        return "no difference beyond %s %% (%s: within the margin)" % (pct, v)
+    trusted = aa is None or va in ("none", "undefined")
+    return direction(v, opts.better) + ("" if trusted else " (but A/A differs too: not trusted)")
+
+
+def row(opts, arm, c, aa, is_aa):
+    out = [opts.metric, arm]
+    if c.units:
+        out += [str(c.units), fmt_g(c.ma), fmt_g(c.mr)]
+    else:
+        out += ["0", "", ""]
+    if math.isnan(c.ratio):
+        out += ["", "", "", ""]
+    elif not c.defined:
+        out += ["%.4f" % c.ratio, "", "", ""]
+    else:
+        out += ["%.4f" % c.ratio, "%.4f" % c.lo, "%.4f" % c.hi, "%.2f" % (100 * (c.hi - c.lo) / 2)]
+    out += ["%.4f" % aa.lo, "%.4f" % aa.hi] if aa is not None and aa.defined else ["", ""]
+    out.append(verdict_text(opts, c, aa, is_aa))
+    return ",".join(out)
+
+
+def number(lo, hi, what):
+    def parse(s):
+        try:
+            x = float(s)
+        except ValueError:
+            x = math.nan
+        if not lo <= x <= hi or s != s.strip():
+            raise argparse.ArgumentTypeError("%s must be a number from %g to %g, not '%s'" %
+                                             (what, lo, hi, s))
+        return x
+    return parse
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        sys.stderr.write("compare: %s\n" % message)
+        sys.exit(2)
+
+
+def parse(argv):
+    p = Parser(prog="compare", description=__doc__.split("\n\n")[0],
+               formatter_class=argparse.RawDescriptionHelpFormatter,
+               epilog="Output (CSV): " + COLS + "\n  detectable_pct: the interval's "
+               "half-width in %: a smaller true difference would most likely go\n"
+               "  undetected by this run.")
+    p.add_argument("file", nargs="?", help="UNIT,ARM,VALUE lines (default: standard input)")
+    p.add_argument("--ref", help="the reference arm (required)")
+    p.add_argument("--aa", help="the A/A arm (default: none)")
+    p.add_argument("--better", choices=("lower", "higher"),
+                   help="which way is better (verdicts then say better/worse)")
+    p.add_argument("--metric", default="value", help="the first column of every row")
+    p.add_argument("--unpaired", action="store_true",
+                   help="the arms' units are independent (e.g. two runs): Welch's "
+                   "variance of each arm's mean, over all its units")
+    p.add_argument("--margin", type=number(0, 50, "--margin"), default=0.01,
+                   help="a tolerance, 0-50 %% (default 0.01): an interval that excludes 1 "
+                   "but lies within 1/(1+PCT/100) to 1+PCT/100 says no difference beyond "
+                   "it (deterministic runs: repeats agree to the last digit); 0: a "
+                   "verdict on any difference")
+    p.add_argument("--level", type=number(0.5, 0.999, "--level"), default=0.95,
+                   help="confidence level, 0.5-0.999 (default 0.95)")
+    o = p.parse_args(argv)
+    if o.ref is None:
+        p.print_usage(sys.stderr)
+        p.error("--ref is required")
+    o.margin /= 100
+    o.better = {"lower": -1, "higher": 1, None: 0}[o.better]
+    return o
+
+
+def main(argv):
+    opts = parse(argv)
+    try:
+        if opts.file:
+            try:
+                f = open(opts.file)
+            except OSError as e:
+                sys.stderr.write("compare: %s: %s\n" % (opts.file, e.strerror))
+                return 1
+            with f:
+                units, arms, values = read_table(f, opts.file)
+        else:
+            units, arms, values = read_table(sys.stdin, "<stdin>")
+    except InputError as e:
+        sys.stderr.write("compare: %s\n" % e)
+        return 1
+    if opts.ref not in arms:
+        sys.stderr.write("compare: no arm '%s' (the reference) in the input\n" % opts.ref)
+        return 1
+    if opts.aa is not None and (opts.aa not in arms or opts.aa == opts.ref):
+        sys.stderr.write("compare: no A/A arm '%s' in the input, or it is the reference\n" % opts.aa)
+        return 1
+    aa = ratio_of(opts, units, values, opts.aa, opts.ref) if opts.aa else None
+    print(COLS)
+    for arm in arms:
+        if arm == opts.ref:
+            ref_vals = [values[(u, arm)] for u in units if (u, arm) in values]
+            m = fmt_g(float(np.mean(ref_vals)))
+            tail = ["%.4f" % aa.lo, "%.4f" % aa.hi] if aa is not None and aa.defined else ["", ""]
+            print(",".join([opts.metric, arm, str(len(ref_vals)), m, m, "1", "", "", ""] + tail +
+                           ["reference"]))
+            continue
+        c = ratio_of(opts, units, values, arm, opts.ref)
+        print(row(opts, arm, c, aa, arm == opts.aa))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
