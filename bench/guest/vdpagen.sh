@@ -36,7 +36,7 @@ vg_del() {
 }
 
 # vg_set NAME VALUE: one generator parameter (rate, burst, len, jitter,
-# anchored, frames, seed).
+# anchored, frames, warmup, seed, delay_ms).
 vg_set() {
 	echo "$2" >"$VG_DIR/$1"
 }

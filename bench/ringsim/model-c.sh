@@ -83,6 +83,9 @@ parse_args() {
 	if [ ! -f "$from/costs.csv" ] || [ ! -d "$from/costs" ]; then
 		die "--from: $from has no probed trials (costs.csv, costs/): run C without --no-costs"
 	fi
+	# the model counts a whole trial's drops; such a run's drop_pct is a window's
+	[ "$(meta "$from/trials.csv" warmup)" = "" ] || [ "$(meta "$from/trials.csv" warmup)" = 0 ] ||
+		die "--from: $from counts drops after a warm-up ($(meta "$from/trials.csv" warmup) frames), which the model does not"
 }
 
 # note TEXT...: a warning, also kept with the results (warnings.txt, and

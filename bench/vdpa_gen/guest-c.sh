@@ -6,9 +6,12 @@
 #       the highest rate (frames/s of guest time) that drops at most 0.1 %
 #       with no stalls (one seed, bisection on a log scale, 10 steps from
 #       10000 to 5000000): prints "capacity=RATE"; fails if no step passed
-#   trials KNOBS BURST LEN JITTER ANCHORED FRAMES TRIAL...
-#       TRIAL: ID:RING:RATE:SEED:STALLS[:PROBE] (STALLS: a schedule file,
-#       or -; PROBE: a probe (bench/guest/probe.sh) loaded around the run);
+#   trials KNOBS BURST LEN JITTER ANCHORED TRIAL...
+#       TRIAL: ID:RING:RATE:SEED:FRAMES:WARMUP:STALLS[:PROBE] (FRAMES to
+#       offer, the first WARMUP of them before the generator's counted
+#       window (its warmup_* counters), 0 for none; STALLS: a schedule
+#       file, or -; PROBE: a probe (bench/guest/probe.sh) loaded around
+#       the run);
 #       prints "trial=ID gen_...=... rx=... <virtio_net's rx queue 0
 #       counters>" per trial, then with PROBE the probe's output, each line
 #       prefixed "probe[ID] "
@@ -25,14 +28,14 @@ shopt -s inherit_errexit
 # shellcheck source=bench/guest/probe.sh
 . "$(dirname "$0")/../guest/probe.sh"
 
-# trial ID RING RATE SEED STALLS KNOBS BURST LEN JITTER ANCHORED FRAMES [PROBE]
+# trial ID RING RATE SEED STALLS KNOBS BURST LEN JITTER ANCHORED FRAMES WARMUP [PROBE]
 # The probe is armed after the device is set up and stopped once its rx
 # queue is quiet: it sees the run alone (its own cost is in the run's time).
 # A probe that does not start or stop costs its trial's cost lines
 # ("probe[ID] failed: ..."), not the boot.
 trial() {
 	local rx0 probed='' pstate=''
-	[ -z "${12:-}" ] || probed=$(mktemp)
+	[ -z "${13:-}" ] || probed=$(mktemp)
 	vg_add "$2"
 	VN_IFACE=$VG_IFACE
 	vn_set_knobs "$6" >/dev/null
@@ -43,10 +46,11 @@ trial() {
 	vg_set jitter "$9"
 	vg_set anchored "${10}"
 	vg_set frames "${11}"
+	vg_set warmup "${12}"
 	vg_stalls "$5"
 	rx0=$(vn_rx)
 	if [ -n "$probed" ]; then
-		if probe_start "${12}"; then
+		if probe_start "${13}"; then
 			pstate=on
 		else
 			pstate="it did not start"
@@ -86,7 +90,7 @@ capacity() {
 	local ring=$1 knobs=$2 burst=$3 len=$4 jitter=$5 anchored=$6 frames=$7 lo=10000 hi=5000000 mid step line passed=0
 	for step in $(seq 10); do
 		mid=$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%d", sqrt(a * b) }')
-		line=$(trial "c$step" "$ring" "$mid" 1 - "$knobs" "$burst" "$len" "$jitter" "$anchored" "$frames")
+		line=$(trial "c$step" "$ring" "$mid" 1 - "$knobs" "$burst" "$len" "$jitter" "$anchored" "$frames" 0)
 		[ "$(field gen_offered "$line")" = "$frames" ] || { echo "guest: capacity step $step did not offer $frames frames: $line" >&2; return 1; }
 		echo "capacity step $step: rate $mid: drop $(drop_ppm "$line") ppm" >&2
 		if [ "$(drop_ppm "$line")" -le 1000 ]; then lo=$mid passed=1; else hi=$mid; fi
@@ -102,12 +106,12 @@ capacity)
 	capacity "$2" "$3" "$4" "$5" "$6" "$7" "$8"
 	;;
 trials)
-	[ $# -ge 8 ] || { echo "usage: $0 trials KNOBS BURST LEN JITTER ANCHORED FRAMES TRIAL..." >&2; exit 2; }
-	knobs=$2 burst=$3 len=$4 jitter=$5 anchored=$6 frames=$7
-	shift 7
+	[ $# -ge 7 ] || { echo "usage: $0 trials KNOBS BURST LEN JITTER ANCHORED TRIAL..." >&2; exit 2; }
+	knobs=$2 burst=$3 len=$4 jitter=$5 anchored=$6
+	shift 6
 	for t in "$@"; do
-		IFS=: read -r id ring rate seed stalls probe <<<"$t"
-		trial "$id" "$ring" "$rate" "$seed" "$stalls" "$knobs" "$burst" "$len" "$jitter" "$anchored" "$frames" "$probe"
+		IFS=: read -r id ring rate seed frames warmup stalls probe <<<"$t"
+		trial "$id" "$ring" "$rate" "$seed" "$stalls" "$knobs" "$burst" "$len" "$jitter" "$anchored" "$frames" "$warmup" "$probe"
 	done
 	;;
 *) echo "usage: $0 capacity ... | trials ..." >&2; exit 2 ;;

@@ -19,6 +19,10 @@ export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$
 . "$VRB_ROOT/lib/workload.sh"
 # shellcheck source=lib/stats.sh
 . "$VRB_ROOT/lib/stats.sh"
+# shellcheck source=bench/report/lib.sh
+. "$VRB_ROOT/bench/report/lib.sh"
+# shellcheck source=bench/report/part-c.sh
+. "$VRB_ROOT/bench/report/part-c.sh"
 
 settings="stock auto legacy mn16 mn64"
 rings="256 1024"
@@ -26,6 +30,8 @@ rates="0.7 0.9 1.0 1.1"
 stall_regimes="none exp:200:100"
 seeds=20
 frames=30000
+warmup=0
+phase=0
 burst=32
 len=64
 jitter=50
@@ -60,7 +66,7 @@ per setting, a fresh device per trial.
 Writes to DIR: capacity.txt, stalls/ (the schedules, and a copy of each
 stall table they were drawn from), trials.csv (one row per trial),
 verdicts.csv (per cell: each setting's drop % and refills and
-starved polls per 1000 frames against REF, paired by seed, 95 % bootstrap
+starved polls per 1000 frames against REF, paired by seed, 95 % Fieller
 intervals, the A/A arm as the noise floor), costs.csv and costs/ (below)
 and tables.txt.
 
@@ -93,6 +99,23 @@ Settings: stock (the stock kernel), auto, legacy, mnN (0-64), capN
                                         bench/vdpa_gen/stall-tables/NAME.txt
   --seeds N          units per cell, 2-1000 (default: $seeds)
   --frames N         frames offered per trial, 100-100000000 (default: $frames)
+  --warmup N         of those, frames offered before the counted window (0: none,
+                     the default): drop % counts the frames after it (it ends
+                     with the burst that offers frame N). Above the guest's
+                     capacity a window that starts at the fresh, full ring
+                     and ends at the last frame counts as drops the freed
+                     buffers a rule holds back at the end: a boundary effect
+                     of up to its threshold per trial, not a rate. With a
+                     warm-up past the full ring's drain both ends are in the
+                     steady state (see --phase)
+  --phase N          per unit, lengthen the warm-up and the trial by two seeded
+                     draws from 0 to N-1 frames, the same for every setting
+                     of the unit (default: $phase), so that the window's ends
+                     fall at every point of a refill cycle (draws over the
+                     ring, or more) even if a saturated guest in virtual
+                     time reached a frame count at the same point of it in
+                     every trial. Needs --warmup; the warm-up, the draws and
+                     a burst must fit in FRAMES
   --burst N          frames per burst, 1-32768, at most the smallest ring (default: $burst)
   --len B            Ethernet frame bytes, 60-1514 (default: $len)
   --jitter P         +- % of the mean gap between bursts, 0-100 (default: $jitter)
@@ -198,6 +221,8 @@ parse_args() {
 		--stalls) [ $# -ge 2 ] || die "$1 needs a value"; stall_regimes=$2; shift 2 ;;
 		--seeds) [ $# -ge 2 ] || die "$1 needs a value"; seeds=$2; shift 2 ;;
 		--frames) [ $# -ge 2 ] || die "$1 needs a value"; frames=$2; shift 2 ;;
+		--warmup) [ $# -ge 2 ] || die "$1 needs a value"; warmup=$2; shift 2 ;;
+		--phase) [ $# -ge 2 ] || die "$1 needs a value"; phase=$2; shift 2 ;;
 		--burst) [ $# -ge 2 ] || die "$1 needs a value"; burst=$2; shift 2 ;;
 		--len) [ $# -ge 2 ] || die "$1 needs a value"; len=$2; shift 2 ;;
 		--jitter) [ $# -ge 2 ] || die "$1 needs a value"; jitter=$2; shift 2 ;;
@@ -219,7 +244,7 @@ parse_args() {
 	done
 	local s r f g v
 	# no leading zeros: the kernel reads 010 as octal, bash too
-	for v in "$seeds" "$frames" "$burst" "$len" "$jitter" "$capacity" $rings; do
+	for v in "$seeds" "$frames" "$warmup" "$phase" "$burst" "$len" "$jitter" "$capacity" $rings; do
 		[[ "$v" != 0[0-9]* ]] || die "'$v': give numbers without leading zeros"
 	done
 	[ -n "$(series_aids "$VRB_PATCHES")" ] ||
@@ -253,6 +278,12 @@ parse_args() {
 	[ -z "$(tr ' ' '\n' <<<"$stall_regimes" | uniq_dups)" ] || die "--stalls names a regime twice"
 	check_range --seeds "$seeds" 2 1000
 	check_range --frames "$frames" 100 100000000
+	check_range --warmup "$warmup" 0 100000000
+	check_range --phase "$phase" 0 1000000
+	[ "$phase" = 0 ] || [ "$warmup" != 0 ] || die "--phase $phase without --warmup: the window would start at the fresh ring"
+	if [ "$warmup" != 0 ] && [ $((warmup + phase + burst)) -gt "$frames" ]; then
+		die "--warmup $warmup, --phase $phase and a burst ($burst) leave --frames $frames no counted window: give more frames"
+	fi
 	check_range --burst "$burst" 1 32768
 	check_range --len "$len" 60 1514
 	check_range --jitter "$jitter" 0 100
@@ -297,6 +328,27 @@ probed() {
 # unless --aa-seeds same.
 seed_of() {
 	if [ "$1" = "$aa" ] && [ "$aa_seeds" = own ]; then echo $((1000000 + $2)); else echo "$2"; fi
+}
+
+# draw SEED SALT N: a seeded draw from 0 to N-1 (0 when N is 0), the same
+# for every setting of a unit: splitmix64's mix of SEED + SALT * its
+# increment (bash's >> is arithmetic: the masks make it logical).
+draw() {
+	local z
+	[ "$3" != 0 ] || { echo 0; return 0; }
+	z=$(($1 + $2 * 0x9E3779B97F4A7C15))
+	z=$(((z ^ (z >> 30 & 0x3FFFFFFFF)) * 0xBF58476D1CE4E5B9))
+	z=$(((z ^ (z >> 27 & 0x1FFFFFFFFF)) * 0x94D049BB133111EB))
+	z=$((z ^ (z >> 31 & 0x1FFFFFFFF)))
+	echo $(((z >> 1 & 0x7FFFFFFFFFFFFFFF) % $3))
+}
+
+# unit_frames SEED, unit_warmup SEED: a unit's frames and warm-up (--phase).
+unit_frames() {
+	echo $((frames + $(draw "$1" 1 "$phase")))
+}
+unit_warmup() {
+	if [ "$warmup" = 0 ]; then echo 0; else echo $((warmup + $(draw "$1" 2 "$phase"))); fi
 }
 
 # schedule REGIME SEED DURATION_NS: the stall schedule file ("-": none).
@@ -359,16 +411,26 @@ measure_capacity() {
 	} >"$out/capacity.txt"
 }
 
-TRIAL_COLS="setting,kernel,ring,rate_frac,rate_pps,regime,unit,seed,offered,delivered,dropped,drop_pct,errors,bursts,late,resyncs,notifies,gen_ns_per_frame,stalls,stall_ns,stall_delay_ns,elapsed_ns,rx,refills,refill_bufs,refill_oom,starved_polls,starvations,kicks,vn_drops"
+# offered, delivered, dropped and the driver's counters: the whole trial;
+# drop_pct: of the frames offered after the warm-up (the whole trial
+# without one); warmup_*: the generator's counters when the warm-up ended
+# (0 without one).
+TRIAL_COLS="setting,kernel,ring,rate_frac,rate_pps,regime,unit,seed,offered,delivered,dropped,drop_pct,errors,bursts,late,resyncs,notifies,gen_ns_per_frame,stalls,stall_ns,stall_delay_ns,elapsed_ns,rx,refills,refill_bufs,refill_oom,starved_polls,starvations,kicks,vn_drops,warmup_offered,warmup_delivered,warmup_dropped,warmup_ns"
 
-# check_trial LINE RING: a guest's trial line adds up: every frame offered,
-# offered = delivered + dropped, no descriptor error, the ring asked for,
-# virtio_net received every delivered frame.
+# check_trial LINE RING SEED: a guest's trial line adds up: every frame of
+# the unit's offered, offered = delivered + dropped, no descriptor error,
+# the ring asked for, virtio_net received every delivered frame; with a
+# warm-up, it ended with the burst that offered its last frame, before the
+# trial's end, and adds up too.
 check_trial() {
-	awk -v n="$frames" -v r="$2" '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+	awk -v n="$(unit_frames "$3")" -v w="$(unit_warmup "$3")" -v b="$burst" -v r="$2" '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
 		END {
 			if (v["gen_offered"] != n) { print "offered " v["gen_offered"] ", not " n; exit 1 }
 			if (v["gen_delivered"] + v["gen_dropped"] != v["gen_offered"]) { print "delivered + dropped != offered"; exit 1 }
+			wo = v["gen_warmup_offered"]; want = w ? b * int((w + b - 1) / b) : 0
+			if (wo != want) { print "the warm-up ended at " wo " frames, not " want; exit 1 }
+			if (w && !(wo < n && v["gen_warmup_ns"] > 0 && v["gen_warmup_ns"] <= v["gen_elapsed_ns"])) { print "the warm-up ended outside the trial"; exit 1 }
+			if (v["gen_warmup_delivered"] + v["gen_warmup_dropped"] != wo) { print "warm-up delivered + dropped != offered"; exit 1 }
 			if (v["gen_errors"] != 0) { print v["gen_errors"] " descriptor errors"; exit 1 }
 			if (v["gen_ring"] != r) { print "ring " v["gen_ring"] ", not " r; exit 1 }
 			if (v["rx"] != v["gen_delivered"]) { print "virtio_net received " v["rx"] " of " v["gen_delivered"]; exit 1 } }' <<<"$1"
@@ -378,12 +440,13 @@ check_trial() {
 row() {
 	awk -v pre="$1,$2,$3,$4,$5,$6,$7,$8" '{
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		o = v["gen_offered"]
-		printf "%s,%s,%s,%s,%.6f,%s,%s,%s,%s,%s,%.1f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", pre,
-			o, v["gen_delivered"], v["gen_dropped"], o ? 100 * v["gen_dropped"] / o : 0, v["gen_errors"],
+		o = v["gen_offered"]; wo = o - v["gen_warmup_offered"]; wd = v["gen_dropped"] - v["gen_warmup_dropped"]
+		printf "%s,%s,%s,%s,%.6f,%s,%s,%s,%s,%s,%.1f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", pre,
+			o, v["gen_delivered"], v["gen_dropped"], 100 * wd / wo, v["gen_errors"],
 			v["gen_bursts"], v["gen_late"], v["gen_resyncs"], v["gen_notifies"], o ? v["gen_gen_ns"] / o : 0,
 			v["gen_stalls"], v["gen_stall_ns"], v["gen_stall_delay_ns"], v["gen_elapsed_ns"], v["rx"],
-			v["refills"], v["refill_bufs"], v["refill_oom"], v["starved_polls"], v["starvations"], v["kicks"], v["drops"]
+			v["refills"], v["refill_bufs"], v["refill_oom"], v["starved_polls"], v["starvations"], v["kicks"], v["drops"],
+			v["gen_warmup_offered"], v["gen_warmup_delivered"], v["gen_warmup_dropped"], v["gen_warmup_ns"]
 	}' <<<"$9"
 }
 
@@ -425,7 +488,7 @@ boot() {
 	k=$(setting_kernel "$s")
 	# the schedules cover the slowest rate's run and a quarter more (its
 	# jitter; a stall after the last frame is not run)
-	dur=$(awk -v n="$frames" -v c="$capacity" -v m="$(tr ' ' '\n' <<<"$rates" | sort -g | head -n 1)" \
+	dur=$(awk -v n="$((frames + phase))" -v c="$capacity" -v m="$(tr ' ' '\n' <<<"$rates" | sort -g | head -n 1)" \
 		'BEGIN { printf "%d", 1.25e9 * n / (c * m) + 1e6 }')
 	for r in $rings; do
 		for f in $rates; do
@@ -434,7 +497,7 @@ boot() {
 				for u in $(seq "$seeds"); do
 					seed=$(seed_of "$s" "$u")
 					sched=$(schedule "$g" "$seed" "$dur")
-					trials+=("$r-$f-${g//:/_}-$u:$r:$pps:$seed:$sched")
+					trials+=("$r-$f-${g//:/_}-$u:$r:$pps:$seed:$(unit_frames "$seed"):$(unit_warmup "$seed"):$sched")
 				done
 			done
 		done
@@ -445,20 +508,22 @@ boot() {
 			for f in $rates; do
 				pps=$(awk -v c="$capacity" -v f="$f" 'BEGIN { printf "%d", c * f }')
 				for g in $stall_regimes; do
-					trials+=("$(cost_id "$r" "$f" "$g"):$r:$pps:$(seed_of "$s" 1):$(schedule "$g" "$(seed_of "$s" 1)" "$dur"):$pf")
+					seed=$(seed_of "$s" 1)
+					trials+=("$(cost_id "$r" "$f" "$g"):$r:$pps:$seed:$(unit_frames "$seed"):$(unit_warmup "$seed"):$(schedule "$g" "$seed" "$dur"):$pf")
 				done
 			done
 		done
 	fi
 	log=$out/boots/$s.log
-	guest "$k" "$log" trials "$(refill_knobs "$s" | tr ' ' ';')" "$burst" "$len" "$jitter" "$(anchored)" "$frames" "${trials[@]}"
+	guest "$k" "$log" trials "$(refill_knobs "$s" | tr ' ' ';')" "$burst" "$len" "$jitter" "$(anchored)" "${trials[@]}"
 	for r in $rings; do
 		for f in $rates; do
 			pps=$(awk -v c="$capacity" -v f="$f" 'BEGIN { printf "%d", c * f }')
 			for g in $stall_regimes; do
 				for u in $(seq "$seeds"); do
+					seed=$(seed_of "$s" "$u")
 					line=$(grep -F "trial=$r-$f-${g//:/_}-$u " "$log" | grep "^trial=") || die "$s: no result for ring $r, rate $f, $g, unit $u; see $log"
-					check_trial "$line" "$r" || die "$s, ring $r, rate $f, $g, unit $u: $(check_trial "$line" "$r" 2>&1 || true); see $log"
+					check_trial "$line" "$r" "$seed" || die "$s, ring $r, rate $f, $g, unit $u: $(check_trial "$line" "$r" "$seed" 2>&1 || true); see $log"
 					row "$s" "$k" "$r" "$f" "$pps" "$g" "$u" "$(seed_of "$s" "$u")" "$line" >>"$out/trials.csv"
 				done
 			done
@@ -471,8 +536,9 @@ boot() {
 			pps=$(awk -v c="$capacity" -v f="$f" 'BEGIN { printf "%d", c * f }')
 			for g in $stall_regimes; do
 				id=$(cost_id "$r" "$f" "$g")
-				if ! line=$(grep -F "trial=$id " "$log" | grep "^trial=") || ! check_trial "$line" "$r" 2>/dev/null; then
-					warn "$s, probed trial $id: no consistent result ($(check_trial "$line" "$r" 2>&1 || true)): no cost row; see $log"
+				seed=$(seed_of "$s" 1)
+				if ! line=$(grep -F "trial=$id " "$log" | grep "^trial=") || ! check_trial "$line" "$r" "$seed" 2>/dev/null; then
+					warn "$s, probed trial $id: no consistent result ($(check_trial "$line" "$r" "$seed" 2>&1 || true)): no cost row; see $log"
 					continue
 				fi
 				{ grep -F "probe[$id] " "$log" || true; } | sed "s/^probe\[$id\] //" >"$out/costs/$s/$id.txt"
@@ -532,7 +598,7 @@ cost_table() {
 tables() {
 	{
 		echo "Workload C: $(sed -n 's/^# command: //p' "$out/trials.csv")"
-		echo "capacity $capacity frames/s of guest time (ring 256, $ref, no stalls, <= 0.1 % dropped); $seeds seeds per cell; bursts of $burst, +-$jitter % ($pacing); $frames frames per trial"
+		echo "capacity $capacity frames/s of guest time (ring 256, $ref, no stalls, <= 0.1 % dropped); $seeds seeds per cell; bursts of $burst, +-$jitter % ($pacing); $frames frames per trial, drop % $(window_of "$out")"
 		echo
 		echo "Mean drop % over seeds (ring, rate as a fraction of capacity, stall regime):"
 		grep -v '^#' "$out/trials.csv" | awk -F, 'NR > 1 {
@@ -543,7 +609,7 @@ tables() {
 				for (k in K) { printf "%s", k; for (i = 1; i <= m; i++) printf " %9.3f", s[k, o[i]] / n[k, o[i]]; print "" } }' |
 			sort -k1,1n -k2,2n
 		echo
-		echo "Against $ref, paired by seed (95 % bootstrap intervals; ${aa:-no A/A arm}: the A/A arm, the noise floor):"
+		echo "Against $ref, paired by seed (95 % Fieller intervals; ${aa:-no A/A arm}: the A/A arm, the noise floor):"
 		stats_table "$out/verdicts.csv"
 		[ -z "$cost_probe" ] || cost_table
 	} >"$out/tables.txt"
@@ -577,6 +643,7 @@ main() {
 		"accel=tcg icount: instructions counted, virtual time" "clock=icount" "guest_vcpus=1"
 		"settings=$settings" "reference=$ref" "aa_arm=${aa:-none}" "aa_seeds=$aa_seeds" "rings=$rings" "rates=$rates"
 		"capacity_pps=$capacity" "stall_regimes=$stall_regimes" "seeds=$seeds" "frames=$frames"
+		"warmup=$warmup" "phase=$phase"
 		"burst=$burst" "frame_len=$len" "jitter_pct=$jitter" "pacing=$pacing" "host_busy_cpus_at_start=$busy"
 		"stall_tables=$(table_hashes)"
 		"cost_probe=${cost_probe:-none}${cost_probe:+ (one probed trial per cell and setting, seed of unit 1; costs.csv)}")

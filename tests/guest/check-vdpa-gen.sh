@@ -10,6 +10,10 @@
 #           every delivered frame, the stalls ran and made the ring drop.
 #           An anchored run (the default pacing) lasts its grid's length
 #           to within the jitter, a drifting one with that seed does not.
+#           A warm-up that leaves less than a burst is refused at start;
+#           one shorter ends with the burst that offers its last frame,
+#           its counters add up and split the run's drops between the
+#           stalls before and after it.
 #   run     one seeded run (RATE BURST FRAMES SEED RING STALLS [ANCHORED]): prints its
 #           counters and virtio_net's on a "result" line, for the repeat
 #           test (two boots, the same line).
@@ -55,8 +59,9 @@ further() {
 }
 stall_count() { is "$VG_DIR/stalls" "$1"; }
 
-# seeded RATE BURST FRAMES SEED RING STALLS [ANCHORED]: one run on a fresh
-# device (ANCHORED: the pacing, default 1); prints the result line.
+# seeded RATE BURST FRAMES SEED RING STALLS [ANCHORED [WARMUP]]: one run on
+# a fresh device (ANCHORED: the pacing, default 1; WARMUP: frames before
+# the counted window, default 0); prints the result line.
 seeded() {
 	local rx0 rx1
 	vg_add "$5"
@@ -67,6 +72,7 @@ seeded() {
 	vg_set seed "$4"
 	vg_set jitter 50
 	vg_set anchored "${7:-1}"
+	vg_set warmup "${8:-0}"
 	vg_set len 64
 	vg_stalls "$6"
 	rx0=$(vn_rx)
@@ -106,12 +112,29 @@ checks() {
 	check "jitter refuses 101" refuses "$VG_DIR/jitter" 101
 	check "anchored refuses 2" refuses "$VG_DIR/anchored" 2
 	check "frames refuses 0" refuses "$VG_DIR/frames" 0
+	check "warmup refuses 'x'" refuses "$VG_DIR/warmup" x
 	check "rate refuses 'x'" refuses "$VG_DIR/rate" x
 	vg_set frames 1000
 	vg_set rate 10000
 	vg_set burst 257
 	check "a burst larger than the ring (257 > 256) is refused at start" fails_with "Invalid argument" ctl start
 	check "  and nothing started" stopped
+	vg_set burst 32
+	vg_set warmup 1000
+	check "a warm-up as long as the run (1000 of 1000 frames) is refused at start" fails_with "Invalid argument" ctl start
+	check "  and nothing started" stopped
+	vg_set warmup 969
+	check "a warm-up leaving less than a burst (31 < 32 frames) is refused at start" fails_with "Invalid argument" ctl start
+	check "  and nothing started" stopped
+	# a long run (100 s of guest time: idle, virtual time jumps ahead)
+	vg_set rate 1000
+	vg_set frames 100000
+	vg_set warmup 99968
+	ctl start
+	check "a warm-up leaving a burst (99968 of 100000 frames) starts" [ "$(vg_stat running)" = 1 ]
+	ctl stop
+	vg_set warmup 0
+	vg_set frames 1000
 	vg_set burst 1
 	vg_set rate 100000000
 	check "a pace faster than a burst per microsecond is refused at start" fails_with "out of range" ctl start
@@ -214,6 +237,24 @@ checks() {
 	check "the five stalls ran" [ "$(v gen_stalls)" = 5 ]
 	check "each held NAPI off 10 ms or more" [ "$(v gen_stall_ns)" -ge 50000000 ]
 	check "the stalls made the ring drop" [ "$(v gen_dropped)" -gt 0 ]
+	check "without a warm-up its counters are 0" [ "$(v gen_warmup_offered)$(v gen_warmup_dropped)$(v gen_warmup_ns)" = 000 ]
+	# the same run with a warm-up of 5000 frames (50 ms): two of the
+	# stalls (20 and 40 ms) fall in it, three after it
+	line=$(seeded 100000 32 20000 7 256 "$off" 1 5000)
+	echo "  $line"
+	# bursts of 32: the 157th offers frame 5000 (5024 offered by then), at
+	# 157 gaps of 320 us from the start, within the jitter (+-80 us) and
+	# the timer's latency
+	check "a warm-up of 5000 frames ends with the burst that offers frame 5000 (5024)" \
+		[ "$(v gen_warmup_offered)" = 5024 ]
+	check "  warm-up offered = delivered + dropped" \
+		[ "$(v gen_warmup_offered)" -eq $(($(v gen_warmup_delivered) + $(v gen_warmup_dropped))) ]
+	check "  the run's counts go on over it (20000 offered)" [ "$(v gen_offered)" = 20000 ]
+	check "  and add up" [ "$(v gen_offered)" -eq $(($(v gen_delivered) + $(v gen_dropped))) ]
+	check "  the stalls in it dropped" [ "$(v gen_warmup_dropped)" -gt 0 ]
+	check "  the stalls after it dropped too" [ "$(v gen_dropped)" -gt "$(v gen_warmup_dropped)" ]
+	check "  it ended 50.24 ms (+- 160 us) after the start" \
+		in_range "$(v gen_warmup_ns)" 50080000 50400000
 	rm -f "$off"
 	# anchored pacing: 1000 bursts of 32 at 100000 frames/s, a gap of
 	# 320 us, each burst within +-80 us (jitter 50 %) of its slot: the last

@@ -75,16 +75,18 @@ setup() {
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps "7 3"
 	[ "$status" -eq 0 ]
 	[ "$(grep -E '^[0-9]+:' <<<"$output" | cut -d: -f1 | tr '\n' ' ')" = "7 3 " ]
-	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps 12
+	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps 13
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"--steps must be an integer from 1 to 11, not '12'"* ]]
-	# the 2019 table in virtual time: one C step for ring 256, two for 1024
+	[[ "$output" == *"--steps must be an integer from 1 to 12, not '13'"* ]]
+	# the 2019 table in virtual time: one C step for ring 256, two for 1024,
+	# one for the cells at and above capacity counted in a window
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run C
 	[ "$status" -eq 0 ]
-	[ "$(grep -E '^[0-9]+:' <<<"$output" | cut -d: -f1 | tr '\n' ' ')" = "9 10 11 " ]
+	[ "$(grep -E '^[0-9]+:' <<<"$output" | cut -d: -f1 | tr '\n' ' ')" = "9 10 11 12 " ]
 	grep -q -- '^9: .* C .*--rings 256 --rates 0.7\\ 0.9\\ 1.0\\ 1.1 .*--seeds 20 ' <<<"$output"
 	grep -q -- '^10: .* C .*--rings 1024 --rates 0.7\\ 0.9 .*--seeds 20 ' <<<"$output"
 	grep -q -- '^11: .* C .*--rings 1024 --rates 1.0\\ 1.1 .*--seeds 20 ' <<<"$output"
+	grep -q -- '^12: .* C .*--rings 256\\ 1024 --rates 1.0\\ 1.1 .*--warmup 15000 --phase 1024$' <<<"$output"
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps 2 B
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"none of them is a step of B"* ]]
@@ -277,7 +279,7 @@ setup() {
 		"--frames 99" "--len 59" "--jitter 101" "--capacity 0" "--stalls x" "--stalls none:1" "--stalls exp:0:10" \
 		"--stalls exp:100:0" "--stalls table:nosuch:10" "--stalls 'table:../x:10'" "--settings b8" "--settings 'auto auto'" \
 		"--ref mn9 --settings auto" "--cost-probe avail_exhaust" "--cost-probe ''" "--pacing x" "--pacing ''" \
-		"--aa-seeds both"; do
+		"--aa-seeds both" "--warmup x" "--warmup 01" "--phase 64" "--warmup 29969" "--warmup 20000 --phase 9969"; do
 		run bash -c "\"$VRB_ROOT/bench/vdpa_gen/run-c.sh\" --check-args $a"
 		echo "C $a: $output"
 		[ "$status" -eq 1 ]
@@ -289,6 +291,11 @@ setup() {
 	[[ "$output" == *"--burst 512 is larger than ring 256"* ]]
 	run "$VRB_ROOT/bench/vdpa_gen/run-c.sh" --check-args --settings "stock auto mn16_aa" --rings 512 --stalls "none exp:50:1000"
 	[ "$status" -eq 0 ]
+	# a warm-up, its draws and a burst fit in the trial: 20000 + 9968 + 32
+	run "$VRB_ROOT/bench/vdpa_gen/run-c.sh" --check-args --warmup 20000 --phase 9968
+	[ "$status" -eq 0 ]
+	run "$VRB_ROOT/bench/vdpa_gen/run-c.sh" --check-args --phase 64
+	[[ "$output" == *"--phase 64 without --warmup"* ]]
 	run "$VRB_ROOT/bench/vdpa_gen/run-c.sh" --check-args --cost-probe avail_exhaust
 	[[ "$output" == *"'avail_exhaust' is not rx_costs or rx_costs.bt"* ]]
 	# systemtap does not build for 6.12: its probe is the bpftrace twin

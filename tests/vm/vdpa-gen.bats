@@ -40,7 +40,7 @@ gen() {
 # counts LINE: a result line without its guest-time fields and the refill
 # calls (their count is compared apart).
 counts() {
-	tr ' ' '\n' <<<"$1" | grep -Ev '^(gen_(gen_ns|stall_ns|stall_delay_ns|elapsed_ns|notifies)|refills|kicks)=' | tr '\n' ' '
+	tr ' ' '\n' <<<"$1" | grep -Ev '^(gen_(gen_ns|stall_ns|stall_delay_ns|elapsed_ns|warmup_ns|notifies)|refills|kicks)=' | tr '\n' ' '
 }
 
 # field NAME LINE: a result line's NAME=VALUE.
