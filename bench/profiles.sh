@@ -13,8 +13,8 @@
 # zeroing batches x tx_queue_len ("ptr_ring: batch ring zeroing"), the
 # 2019 refill rules ("virtio-net: parameterize min ring num_free") x
 # 0.7/0.9/1.1 of capacity x ring 256/512/1024 with a zero-loss search per
-# rule and ring, then the 2019 table in virtual time (workload C): about
-# 11 hours, in steps of at most 90 minutes but two of C's (--steps runs some of
+# rule and ring, then the 2019 table in virtual time (workload C) and the
+# adaptive rule there: about 12 hours, in steps of at most 90 minutes but two of C's (--steps runs some of
 # them: a full run can be made in parts).
 
 # shellcheck disable=SC2034 # used by run-bench.sh
@@ -83,4 +83,11 @@ profile_full() {
 	# trial with the boot's share), plus the cost pass.
 	step 95 C --settings "stock auto legacy mn16 mn64" --rings "256 1024" --rates "1.0 1.1" \
 		--stalls "none exp:200:100 table:tcg-b:252" --seeds 20 --frames 36000 --warmup 15000 --phase 1024
+	# min_numfree=adaptive (bench/0006: legacy's threshold after a poll that
+	# used its budget, auto's otherwise) against auto, legacy and 64 from
+	# just below capacity to above it, without stalls and with a TCG
+	# guest's, counted in the window; 8 seeds, no cost pass (3.6 s a
+	# trial, results/20261204T183117Z-C)
+	step 35 C --settings "auto legacy adaptive mn64" --rings "256 1024" --rates "0.9 1.0 1.1" \
+		--stalls "none table:tcg-b:252" --seeds 8 --frames 36000 --warmup 15000 --phase 1024 --no-costs
 }

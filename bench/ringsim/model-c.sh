@@ -101,6 +101,7 @@ rule_args() {
 	case $s in
 	stock | auto) echo "--rule auto" ;;
 	legacy) echo "--rule legacy" ;;
+	adaptive) echo "--rule adaptive" ;;
 	mn[0-9]*) echo "--rule ${s#mn}" ;;
 	cap[0-9]*) echo "--rule auto --refill-max ${s#cap}" ;;
 	*) die "no model rule for setting '$1'" ;;

@@ -229,7 +229,7 @@ static uint64_t poll(struct sim *s, uint64_t t)
 		t += p->frame_ns;
 	}
 	free = p->ring - s->avail - s->used;
-	if (free > rule_threshold(&p->rule, p->budget, p->ring) ||
+	if (free > rule_threshold(&p->rule, p->budget, p->ring, n) ||
 	    (s->refill_short && n < p->budget))
 		t = refill(s, t, rule_limit(&p->rule, p->budget, n, n));
 	t = busy(s, t);

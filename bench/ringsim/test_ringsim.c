@@ -32,14 +32,23 @@ static int test_rules(void)
 {
 	struct refill_rule r;
 
-	CHECK(!rule_parse("auto", &r) && rule_threshold(&r, 64, 256) == 32);
-	CHECK(rule_threshold(&r, 64, 32) == 16);
-	CHECK(!rule_parse("legacy", &r) && rule_threshold(&r, 64, 256) == 128);
-	CHECK(!rule_parse("16", &r) && rule_threshold(&r, 64, 256) == 16);
-	CHECK(!rule_parse("64", &r) && rule_threshold(&r, 64, 64) == 32);
-	CHECK(!rule_parse("0", &r) && rule_threshold(&r, 64, 256) == 0);
+	CHECK(!rule_parse("auto", &r) && rule_threshold(&r, 64, 256, 0) == 32);
+	CHECK(rule_threshold(&r, 64, 32, 0) == 16);
+	CHECK(!rule_parse("legacy", &r) && rule_threshold(&r, 64, 256, 0) == 128);
+	CHECK(!rule_parse("16", &r) && rule_threshold(&r, 64, 256, 0) == 16);
+	CHECK(!rule_parse("64", &r) && rule_threshold(&r, 64, 64, 0) == 32);
+	CHECK(!rule_parse("0", &r) && rule_threshold(&r, 64, 256, 0) == 0);
+	/* adaptive: legacy after a poll that used its budget, auto otherwise */
+	CHECK(!rule_parse("adaptive", &r) && rule_threshold(&r, 64, 256, 64) == 128);
+	CHECK(rule_threshold(&r, 64, 256, 63) == 32);
+	CHECK(rule_threshold(&r, 64, 256, 0) == 32);
+	CHECK(rule_threshold(&r, 64, 1024, 64) == 512);
+	CHECK(rule_threshold(&r, 64, 32, 64) == 16 && rule_threshold(&r, 64, 32, 0) == 16);
+	CHECK(rule_threshold(&r, 1, 256, 1) == 128 && rule_threshold(&r, 1, 256, 0) == 0);
+	CHECK(rule_threshold(&r, 0, 256, 0) == 0);
 	for (const char *const *bad = (const char *const[]){ "65", "-1", "", "x", " 1", "1x",
-							     "autox", NULL };
+							     "autox", "adaptive ", "Adaptive",
+							     NULL };
 	     *bad; bad++)
 		CHECK(rule_parse(*bad, &r) == -1);
 	/* refill_max: only a busy poll (whole budget used) is bounded */
@@ -55,12 +64,12 @@ static int test_rules(void)
 
 static int test_accounting(void)
 {
-	static const char *const rules[] = { "auto", "legacy", "0", "16" };
+	static const char *const rules[] = { "auto", "legacy", "0", "16", "adaptive" };
 	static const uint64_t rates[] = { 1000, 100000, 1000000, 5000000 };
 	static const unsigned int rings[] = { 64, 256 };
 	int runs = 0;
 
-	for (unsigned int a = 0; a < 4; a++)
+	for (unsigned int a = 0; a < 5; a++)
 		for (unsigned int b = 0; b < 4; b++)
 			for (unsigned int c = 0; c < 2; c++)
 				for (unsigned int d = 0; d < 3; d++) {
@@ -83,7 +92,7 @@ static int test_accounting(void)
 					CHECK(!d || r.stalls > 0);
 					runs++;
 				}
-	CHECK(runs == 96);
+	CHECK(runs == 120);
 	return 0;
 }
 
@@ -127,6 +136,42 @@ static int test_capacity_and_stalls(void)
 	CHECK(sim_run(&p, &r) == 0);
 	CHECK(r.dropped > r.offered / 2);
 	CHECK(r.delivered <= 1000000000 / p.frame_ns);
+	return 0;
+}
+
+/*
+ * adaptive is auto where every poll drains the ring (far below capacity)
+ * and legacy where every poll uses its budget (a flood): counter for
+ * counter, stalls or not; above capacity it refills less often than auto.
+ */
+static int test_adaptive(void)
+{
+	struct sim_params p;
+	struct sim_result a, b;
+
+	for (int stalls = 0; stalls < 2; stalls++) {
+		p = params("auto", 20000, 256);
+		p.stalls_per_s = stalls ? 100 : 0;
+		p.stall_ns = 20000;
+		CHECK(sim_run(&p, &a) == 0);
+		rule_parse("adaptive", &p.rule);
+		CHECK(sim_run(&p, &b) == 0);
+		CHECK(a.polls > 1000 && a.refills > 0 && !memcmp(&a, &b, sizeof(a)));
+
+		p = params("legacy", 5000000, 256);
+		p.stalls_per_s = stalls ? 100 : 0;
+		CHECK(sim_run(&p, &a) == 0);
+		rule_parse("adaptive", &p.rule);
+		CHECK(sim_run(&p, &b) == 0);
+		CHECK(a.dropped > a.offered / 2 && !memcmp(&a, &b, sizeof(a)));
+	}
+	/* just above capacity (the guest's fixed cost per refill counts) */
+	p = params("auto", 1400000, 256);
+	CHECK(sim_run(&p, &a) == 0);
+	rule_parse("adaptive", &p.rule);
+	CHECK(sim_run(&p, &b) == 0);
+	CHECK(b.violations == 0 && a.dropped > 0 && b.refills < a.refills / 2 &&
+	      b.dropped < a.dropped);
 	return 0;
 }
 
@@ -345,6 +390,7 @@ int main(void)
 		{ "accounting", test_accounting },
 		{ "repeatable", test_repeatable },
 		{ "capacity_and_stalls", test_capacity_and_stalls },
+		{ "adaptive", test_adaptive },
 		{ "stall_hist", test_stall_hist },
 		{ "one_frame_per_poll", test_one_frame_per_poll },
 		{ "mechanism", test_mechanism },

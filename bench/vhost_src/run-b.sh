@@ -88,6 +88,8 @@ Settings (kernel and virtio_net knobs):
   stock    stock kernel (refill when free > min(budget, ring)/2)
   auto     patched, min_numfree=auto (the same rule, through the knob)
   legacy   patched, min_numfree=legacy (free > ring/2, before v5.3)
+  adaptive patched, min_numfree=adaptive (legacy after a poll that used
+           its budget, auto after one that drained the ring)
   mnN      patched, min_numfree=N (0-64)
   capN     patched, min_numfree=auto, refill_max=N (bounded NAPI refill)
 

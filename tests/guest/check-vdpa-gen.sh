@@ -17,7 +17,16 @@
 #   run     one seeded run (RATE BURST FRAMES SEED RING STALLS [ANCHORED]): prints its
 #           counters and virtio_net's on a "result" line, for the repeat
 #           test (two boots, the same line).
-# Usage: check-vdpa-gen.sh checks
+#   rule    the patched kernel's min_numfree=adaptive, decided per poll, seen
+#           in virtio_net's refill counters on a 256-entry ring (each
+#           count includes the fill at open: one refill of 256): frames
+#           one at a time 1 ms apart and bursts of 48 (polls under their
+#           budget of 64) give auto's refills and buffers exactly, legacy
+#           fewer than half as many refills; a flood at about 1.4x the
+#           guest's capacity (polls use their budget) gives legacy's
+#           batches, more than 96 buffers a refill, where auto's are at
+#           most 96 (its threshold 32 plus a budget).
+# Usage: check-vdpa-gen.sh checks | rule
 #        check-vdpa-gen.sh run RATE BURST FRAMES SEED RING STALLS_FILE|- [ANCHORED]
 set -euo pipefail
 shopt -s inherit_errexit
@@ -61,11 +70,13 @@ stall_count() { is "$VG_DIR/stalls" "$1"; }
 
 # seeded RATE BURST FRAMES SEED RING STALLS [ANCHORED [WARMUP]]: one run on
 # a fresh device (ANCHORED: the pacing, default 1; WARMUP: frames before
-# the counted window, default 0); prints the result line.
+# the counted window, default 0; SEEDED_KNOBS in the environment: virtio_net
+# knobs set first, as vn_set_knobs takes them); prints the result line.
 seeded() {
 	local rx0 rx1
 	vg_add "$5"
 	vn_find_iface "$VG_IFACE"
+	vn_set_knobs "${SEEDED_KNOBS:--}" >/dev/null
 	vg_set rate "$1"
 	vg_set burst "$2"
 	vg_set frames "$3"
@@ -276,11 +287,55 @@ checks() {
 	checks_done
 }
 
+# rule: the refill counters of auto, adaptive and legacy, each on a
+# fresh device, trickling and flooding (see the header).
+rule() {
+	local mn line flood c
+	declare -A refills bufs
+	# about 1.4x the guest's capacity at ring 256, bursts of 32: 178630
+	# frames/s on 6.1, where the simulator maps every buffer into its
+	# iotlb; about 1.5 times that on later kernels
+	case $(uname -r) in
+	6.1.*) flood=250000 ;;
+	*) flood=380000 ;;
+	esac
+	# f NAME: the last result line's NAME=VALUE
+	f() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<" $line"; }
+	for mn in auto adaptive legacy; do
+		line=$(SEEDED_KNOBS="min_numfree=$mn" seeded 1000 1 2000 5 256 -)
+		echo "  $mn, one frame a poll: $line"
+		refills[$mn-one]=$(f refills) bufs[$mn-one]=$(f refill_bufs)
+		check "$mn, one frame a poll: nothing dropped" [ "$(f gen_dropped)" = 0 ]
+		line=$(SEEDED_KNOBS="min_numfree=$mn" seeded 48000 48 4800 5 256 -)
+		echo "  $mn, bursts of 48: $line"
+		refills[$mn-48]=$(f refills) bufs[$mn-48]=$(f refill_bufs)
+		check "$mn, bursts of 48: nothing dropped" [ "$(f gen_dropped)" = 0 ]
+		line=$(SEEDED_KNOBS="min_numfree=$mn" seeded "$flood" 32 30000 5 256 -)
+		echo "  $mn, flood at $flood frames/s: $line"
+		refills[$mn-busy]=$(f refills) bufs[$mn-busy]=$(f refill_bufs)
+		check "$mn, flood: the ring dropped (above capacity)" [ "$(f gen_dropped)" -gt 0 ]
+	done
+	for c in one 48; do
+		check "$c: adaptive refills as auto (${refills[adaptive-$c]} of ${bufs[adaptive-$c]}, auto ${refills[auto-$c]} of ${bufs[auto-$c]})" \
+			[ "${refills[adaptive-$c]} ${bufs[adaptive-$c]}" = "${refills[auto-$c]} ${bufs[auto-$c]}" ]
+		check "$c: legacy less than half as often (${refills[legacy-$c]})" \
+			[ $((2 * refills[legacy-$c])) -lt "${refills[auto-$c]}" ]
+	done
+	check "flood: adaptive posts more than 96 buffers a refill (${bufs[adaptive-busy]} in ${refills[adaptive-busy]})" \
+		[ "${bufs[adaptive-busy]}" -gt $((96 * refills[adaptive-busy])) ]
+	check "flood: legacy too (${bufs[legacy-busy]} in ${refills[legacy-busy]})" \
+		[ "${bufs[legacy-busy]}" -gt $((96 * refills[legacy-busy])) ]
+	check "flood: auto at most 96 (${bufs[auto-busy]} in ${refills[auto-busy]})" \
+		[ "${bufs[auto-busy]}" -le $((96 * refills[auto-busy])) ]
+	checks_done
+}
+
 case ${1:-} in
 checks) checks ;;
+rule) rule ;;
 run)
 	[ $# -eq 7 ] || [ $# -eq 8 ] || { echo "usage: $0 run RATE BURST FRAMES SEED RING STALLS_FILE|- [ANCHORED]" >&2; exit 2; }
 	seeded "$2" "$3" "$4" "$5" "$6" "$7" "${8:-1}"
 	;;
-*) echo "usage: $0 checks | run RATE BURST FRAMES SEED RING STALLS_FILE|- [ANCHORED]" >&2; exit 2 ;;
+*) echo "usage: $0 checks | rule | run RATE BURST FRAMES SEED RING STALLS_FILE|- [ANCHORED]" >&2; exit 2 ;;
 esac

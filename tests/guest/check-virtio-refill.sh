@@ -13,8 +13,11 @@
 #             the threshold in effect, seen in the counters, with one frame
 #             per NAPI poll (1 ms apart): "legacy" (128) 60 frames cause no
 #             refill, 0 a refill on most polls, "auto" (32) one; a refill
-#             that posts nothing (a full ring at open) is not counted; then
-#             the starvation checks below;
+#             that posts nothing (a full ring at open) is not counted;
+#             "adaptive" refills as auto after polls that do not use their
+#             budget (one frame per poll: one refill; its batches under a
+#             flood are checked in virtual time, check-vdpa-gen.sh rule);
+#             then the starvation checks below;
 #   starved   only the starvation checks (e.g. on a packed ring): one frame
 #             per poll never finds the ring all used; a flood does, and
 #             starvations <= starved_polls.
@@ -105,8 +108,10 @@ MN=/sys/class/net/$rx/queues/rx-0/virtio_net/min_numfree
 RM=/sys/class/net/$rx/queues/rx-0/virtio_net/refill_max
 TXMN=/sys/class/net/$tx/queues/rx-0/virtio_net/min_numfree
 check "min_numfree defaults to auto on both devices" eval "is $MN auto && is $TXMN auto"
-for v in legacy 0 64 auto; do check "min_numfree takes $v" takes "$MN" "$v"; done
-for v in 65 -1 x '' 1.5 ' 64' '64abc' 'auto1'; do check "min_numfree refuses '$v'" refuses "$MN" "$v"; done
+for v in legacy 0 64 adaptive auto; do check "min_numfree takes $v" takes "$MN" "$v"; done
+for v in 65 -1 x '' 1.5 ' 64' '64abc' 'auto1' 'adaptivex' 'Adaptive'; do
+	check "min_numfree refuses '$v'" refuses "$MN" "$v"
+done
 check "two devices hold different values at once (legacy, 16)" \
 	eval "takes $MN legacy && takes $TXMN 16 && is $MN legacy && is $TXMN 16"
 takes "$MN" auto
@@ -160,6 +165,14 @@ ip link set "$rx" down
 ip link set "$rx" up
 check "open on a full ring: no refill counted" [ "$(stat refills)" -eq "$b_refills" ]
 echo "  kicks across down/up: $b_kicks -> $(stat kicks)"
+
+# adaptive on the full ring: polls under their budget decide as auto (32)
+takes "$MN" adaptive
+d=$(delta 60 1000000 refills refill_bufs)
+echo "  adaptive, 60 frames one per poll: $d"
+[[ "$d" =~ refills=([0-9]+)\ refill_bufs=([0-9]+) ]]
+check "adaptive, one frame per poll: one refill, as auto" [ "${BASH_REMATCH[1]}" -eq 1 ]
+check "adaptive, one frame per poll: it posts 33 to 40 buffers" between "${BASH_REMATCH[2]}" 33 40
 takes "$MN" auto
 
 starvation_checks

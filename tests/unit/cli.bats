@@ -75,18 +75,20 @@ setup() {
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps "7 3"
 	[ "$status" -eq 0 ]
 	[ "$(grep -E '^[0-9]+:' <<<"$output" | cut -d: -f1 | tr '\n' ' ')" = "7 3 " ]
-	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps 13
+	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps 14
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"--steps must be an integer from 1 to 12, not '13'"* ]]
+	[[ "$output" == *"--steps must be an integer from 1 to 13, not '14'"* ]]
 	# the 2019 table in virtual time: one C step for ring 256, two for 1024,
-	# one for the cells at and above capacity counted in a window
+	# one for the cells at and above capacity counted in a window, one for
+	# the adaptive rule
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run C
 	[ "$status" -eq 0 ]
-	[ "$(grep -E '^[0-9]+:' <<<"$output" | cut -d: -f1 | tr '\n' ' ')" = "9 10 11 12 " ]
+	[ "$(grep -E '^[0-9]+:' <<<"$output" | cut -d: -f1 | tr '\n' ' ')" = "9 10 11 12 13 " ]
 	grep -q -- '^9: .* C .*--rings 256 --rates 0.7\\ 0.9\\ 1.0\\ 1.1 .*--seeds 20 ' <<<"$output"
 	grep -q -- '^10: .* C .*--rings 1024 --rates 0.7\\ 0.9 .*--seeds 20 ' <<<"$output"
 	grep -q -- '^11: .* C .*--rings 1024 --rates 1.0\\ 1.1 .*--seeds 20 ' <<<"$output"
 	grep -q -- '^12: .* C .*--rings 256\\ 1024 --rates 1.0\\ 1.1 .*--warmup 15000 --phase 1024$' <<<"$output"
+	grep -q -- '^13: .* C --settings auto\\ legacy\\ adaptive\\ mn64 .*--no-costs$' <<<"$output"
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps 2 B
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"none of them is a step of B"* ]]

@@ -6,6 +6,8 @@ load helpers
 
 setup() {
 	load_libs
+	# shellcheck source=lib/stats.sh
+	. "$VRB_ROOT/lib/stats.sh"
 	# shellcheck source=lib/workload.sh
 	. "$VRB_ROOT/lib/workload.sh"
 }
@@ -17,6 +19,19 @@ setup() {
 	# an A/A arm boots what its setting boots
 	[ "$(setting_kernel stock_aa)" = stock ]
 	[ "$(setting_kernel auto_aa)" = patched ]
+}
+
+@test "refill settings name their knobs; out-of-range and unknown ones are refused" {
+	[ "$(refill_knobs stock)" = - ]
+	[ "$(refill_knobs auto_aa)" = "min_numfree=auto refill_max=0" ]
+	[ "$(refill_knobs adaptive)" = "min_numfree=adaptive refill_max=0" ]
+	[ "$(refill_knobs mn64)" = "min_numfree=64 refill_max=0" ]
+	[ "$(refill_knobs cap8)" = "min_numfree=auto refill_max=8" ]
+	for s in mn65 cap0 adaptivex bogus; do
+		run refill_knobs "$s"
+		[ "$status" -ne 0 ]
+	done
+	[[ "$output" == *"unknown setting 'bogus' (stock, auto, legacy, adaptive, mnN, capN"* ]]
 }
 
 @test "with_aa adds REF_aa half way round REF's kernel's settings, once, unless told not to" {

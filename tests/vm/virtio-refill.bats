@@ -3,7 +3,8 @@
 # hub (frames sent on one arrive on the other): on the patched kernel the
 # per-queue min_numfree (and the benchmark-only refill_max) validate, two
 # devices hold different values, the refill counters exist and show the
-# threshold in effect, and starvation is counted under a flood and not with
+# threshold in effect (adaptive's: auto's with one frame per poll), and
+# starvation is counted under a flood and not with
 # one frame per poll, on a split ring and on a packed one; on the stock
 # kernel, none of it exists and frames still flow.
 
@@ -57,6 +58,7 @@ starve_ok() {
 	[[ "$output" == *"ok: min_numfree refuses ' 64'"* ]]
 	[[ "$output" == *"ok: legacy (128): 60 frames, no refill"* ]]
 	[[ "$output" == *"ok: open on a full ring: no refill counted"* ]]
+	[[ "$output" == *"ok: adaptive, one frame per poll: one refill, as auto"* ]]
 	starve_ok "flood: polls find the ring all used (starved_polls > 0)"
 }
 
