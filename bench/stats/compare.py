@@ -114,6 +114,15 @@ def bound(res, k, vaa, vrr, var, t):
     return res
 
 
+def nonnegative(res, a, r):
+    """RES with its interval's lower end at 0 at least where no value of
+    either arm is negative (drops, counts): the true ratio cannot be below
+    0, so the clipped interval covers it whenever Fieller's does."""
+    if res.lo is not None and res.lo < 0 and (a >= 0).all() and (r >= 0).all():
+        res.lo = 0.0
+    return res
+
+
 def paired_ratio(a, r, level):
     n = len(a)
     res = Ratio(n, float(np.mean(a)) if n else math.nan, float(np.mean(r)) if n else math.nan)
@@ -126,7 +135,7 @@ def paired_ratio(a, r, level):
     k = abs(res.mr)
     with np.errstate(over="ignore", invalid="ignore"):
         cov = np.cov(np.vstack([a / k, r / k]), ddof=1) / n
-    return bound(res, k, cov[0, 0], cov[1, 1], cov[0, 1], t_quantile(n - 1, level))
+    return nonnegative(bound(res, k, cov[0, 0], cov[1, 1], cov[0, 1], t_quantile(n - 1, level)), a, r)
 
 
 def unpaired_ratio(a, r, level):
@@ -154,7 +163,7 @@ def unpaired_ratio(a, r, level):
         return res
     # Welch-Satterthwaite at the estimate; no spread: the larger df
     df = num / den if den > 0 else float(na + nr - 2)
-    return bound(res, k, vaa, vrr, 0.0, t_quantile(df, level))
+    return nonnegative(bound(res, k, vaa, vrr, 0.0, t_quantile(df, level)), a, r)
 
 
 NAME = re.compile(r"[A-Za-z0-9_.:+-]{1,63}$")

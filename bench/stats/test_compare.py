@@ -207,6 +207,18 @@ class Arithmetic(unittest.TestCase):
         half = 3.182446305284263 * np.std(a, ddof=1) / 2
         self.assertAlmostEqual(c.lo, 2.5 - half, places=9)
         self.assertAlmostEqual(c.hi, 2.5 + half, places=9)
+        # drops: one seed of eight drops; Fieller's lower end is below 0,
+        # which no ratio of two non-negative means can be: it reads 0
+        a = np.array([0.0, 0, 0, 0, 0, 0, 0, 8])
+        r = np.array([1.0, 2, 1, 2, 1, 2, 1, 2])
+        c = compare.paired_ratio(a, r, LEVEL)
+        self.assertTrue(c.defined and c.lo == 0.0 and c.hi > 1, (c.lo, c.hi))
+        c = compare.unpaired_ratio(a, r, LEVEL)
+        self.assertTrue(c.defined and c.lo == 0.0, (c.lo, c.hi))
+        # a value below 0 (a difference, say): the lower end stays as it is
+        a[0] = -0.5
+        c = compare.paired_ratio(a, r, LEVEL)
+        self.assertTrue(c.defined and c.lo < 0, (c.lo, c.hi))
         # a reference whose mean is not told apart from 0
         c = compare.paired_ratio(np.array([1.0, 1, 1]), np.array([-1.0, 0.1, 1]), LEVEL)
         self.assertFalse(c.defined)
