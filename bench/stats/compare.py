@@ -123,15 +123,24 @@ def nonnegative(res, a, r):
     return res
 
 
-def paired_ratio(a, r, level):
-    n = len(a)
-    res = Ratio(n, float(np.mean(a)) if n else math.nan, float(np.mean(r)) if n else math.nan)
-    if n < MIN_UNITS:
-        res.why = "fewer than %d paired units" % MIN_UNITS
-        return res
-    if res.mr == 0:
+def opening(a, r, what):
+    """The means of A and R as a Ratio; its why is set when no interval
+    can follow (too few WHAT, or a reference of 0)."""
+    na, nr = len(a), len(r)
+    res = Ratio(min(na, nr), float(np.mean(a)) if na else math.nan,
+                float(np.mean(r)) if nr else math.nan)
+    if min(na, nr) < MIN_UNITS:
+        res.why = "fewer than %d %s" % (MIN_UNITS, what)
+    elif res.mr == 0:
         res.why = "the reference is 0"
+    return res
+
+
+def paired_ratio(a, r, level):
+    res = opening(a, r, "paired units")
+    if res.why:
         return res
+    n = res.units
     k = abs(res.mr)
     with np.errstate(over="ignore", invalid="ignore"):
         cov = np.cov(np.vstack([a / k, r / k]), ddof=1) / n
@@ -139,15 +148,10 @@ def paired_ratio(a, r, level):
 
 
 def unpaired_ratio(a, r, level):
+    res = opening(a, r, "units")
+    if res.why:
+        return res
     na, nr = len(a), len(r)
-    res = Ratio(min(na, nr), float(np.mean(a)) if na else math.nan,
-                float(np.mean(r)) if nr else math.nan)
-    if na < MIN_UNITS or nr < MIN_UNITS:
-        res.why = "fewer than %d units" % MIN_UNITS
-        return res
-    if res.mr == 0:
-        res.why = "the reference is 0"
-        return res
     k = abs(res.mr)
     with np.errstate(over="ignore", invalid="ignore"):
         vaa = float(np.var(a / k, ddof=1)) / na
