@@ -14,7 +14,7 @@
 # 2019 refill rules ("virtio-net: parameterize min ring num_free") x
 # 0.7/0.9/1.1 of capacity x ring 256/512/1024 with a zero-loss search per
 # rule and ring, then the 2019 table in virtual time (workload C) and the
-# adaptive rule there: about 12 hours, in steps of at most 90 minutes but two of C's (--steps runs some of
+# adaptive rules there and in B: about 13 hours, in steps of at most 90 minutes but two of C's (--steps runs some of
 # them: a full run can be made in parts).
 
 # shellcheck disable=SC2034 # used by run-bench.sh
@@ -90,4 +90,15 @@ profile_full() {
 	# trial, results/20261204T183117Z-C)
 	step 35 C --settings "auto legacy adaptive mn64" --rings "256 1024" --rates "0.9 1.0 1.1" \
 		--stalls "none table:tcg-b:252" --seeds 8 --frames 36000 --warmup 15000 --phase 1024 --no-costs
+	# min_numfree=adaptive-dry (bench/0007: adaptive, but auto's threshold
+	# after a busy poll that began dry) against adaptive, auto and legacy
+	# from 0.7x capacity up, with the cost pass (27 min,
+	# results/20261205T004054Z-C)
+	step 30 C --settings "auto adaptive adaptive-dry legacy" --rings "256 1024" \
+		--rates "0.7 0.9 1.0 1.1" --stalls "none table:tcg-b:252" --seeds 8 --frames 36000 \
+		--warmup 15000 --phase 1024
+	# both adaptive rules in real time, paired with the A/A arm (29 min a
+	# run of four arms, results/20261205T000758Z-B)
+	step 45 B --settings "auto adaptive adaptive-dry legacy" --rings "256 1024" --fractions "0.9 1.1" \
+		--repeats 4 --rounds 4 --block 4
 }

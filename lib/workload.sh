@@ -12,13 +12,15 @@ setting_kernel() {
 
 # refill_knobs NAME: the virtio_net knobs a refill setting of workloads B
 # and C sets ("-": none): stock (the stock kernel), auto, legacy, adaptive,
-# mnN (0-64), capN (the benchmark-only refill_max), each also as NAME_aa.
+# adaptive-dry, mnN (0-64), capN (the benchmark-only refill_max), each also
+# as NAME_aa.
 refill_knobs() {
 	case $(aa_base "$1") in
 	stock) echo - ;;
 	auto) echo "min_numfree=auto refill_max=0" ;;
 	legacy) echo "min_numfree=legacy refill_max=0" ;;
 	adaptive) echo "min_numfree=adaptive refill_max=0" ;;
+	adaptive-dry) echo "min_numfree=adaptive-dry refill_max=0" ;;
 	mn[0-9]*)
 		check_range "setting $1" "$(aa_base "${1#mn}")" 0 64 >/dev/null
 		echo "min_numfree=$(aa_base "${1#mn}") refill_max=0"
@@ -27,7 +29,7 @@ refill_knobs() {
 		check_range "setting $1" "$(aa_base "${1#cap}")" 1 32768 >/dev/null
 		echo "min_numfree=auto refill_max=$(aa_base "${1#cap}")"
 		;;
-	*) die "unknown setting '$1' (stock, auto, legacy, adaptive, mnN, capN, each also as NAME_aa)" ;;
+	*) die "unknown setting '$1' (stock, auto, legacy, adaptive, adaptive-dry, mnN, capN, each also as NAME_aa)" ;;
 	esac
 }
 

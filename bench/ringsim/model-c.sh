@@ -102,6 +102,7 @@ rule_args() {
 	stock | auto) echo "--rule auto" ;;
 	legacy) echo "--rule legacy" ;;
 	adaptive) echo "--rule adaptive" ;;
+	adaptive-dry) echo "--rule adaptive-dry" ;;
 	mn[0-9]*) echo "--rule ${s#mn}" ;;
 	cap[0-9]*) echo "--rule auto --refill-max ${s#cap}" ;;
 	*) die "no model rule for setting '$1'" ;;

@@ -27,9 +27,11 @@ static void usage(FILE *f)
 		"  --rate PPS         frames offered per second, evenly spaced (default 100000)\n"
 		"  --ring N           descriptors, 2-32768 (default 256)\n"
 		"  --budget N         NAPI budget, 1-65536 (default 64)\n"
-		"  --rule R           auto, legacy, adaptive or 0-64: min_numfree\n"
-		"                     (default auto; adaptive: legacy after a poll that\n"
-		"                     used its budget, auto after one that drained)\n"
+		"  --rule R           auto, legacy, adaptive, adaptive-dry or 0-64:\n"
+		"                     min_numfree (default auto; adaptive: legacy after a\n"
+		"                     poll that used its budget, auto after one that\n"
+		"                     drained; adaptive-dry: auto also after a busy poll\n"
+		"                     that began with the device holding no buffer)\n"
 		"  --refill-max N     benchmark-only bound of a busy refill, 0-32768 (default 0)\n"
 		"  --irq-ns N         interrupt to poll start (default 5000)\n"
 		"  --poll-ns N        fixed cost of a poll (default 1000)\n"
@@ -203,7 +205,7 @@ static int parse(int argc, char **argv, struct sim_params *p)
 		case 'b': bad |= num("--budget", optarg, 1, 65536, &v); p->budget = v; break;
 		case 'u':
 			if (rule_parse(optarg, &p->rule)) {
-				fprintf(stderr, "ringsim: --rule must be auto, legacy, adaptive or 0-64, not '%s'\n",
+				fprintf(stderr, "ringsim: --rule must be auto, legacy, adaptive, adaptive-dry or 0-64, not '%s'\n",
 					optarg);
 				bad = -1;
 			}

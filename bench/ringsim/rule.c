@@ -28,6 +28,11 @@ int rule_parse(const char *s, struct refill_rule *r)
 		r->n = 0;
 		return 0;
 	}
+	if (!strcmp(s, "adaptive-dry")) {
+		r->kind = RULE_ADAPTIVE_DRY;
+		r->n = 0;
+		return 0;
+	}
 	if (*s < '0' || *s > '9')
 		return -1;
 	errno = 0;
@@ -40,15 +45,19 @@ int rule_parse(const char *s, struct refill_rule *r)
 }
 
 unsigned int rule_threshold(const struct refill_rule *r, unsigned int budget, unsigned int ring,
-			    unsigned int received)
+			    unsigned int received, bool dry)
 {
+	unsigned int busy = budget && received >= budget;
+
 	switch (r->kind) {
 	case RULE_AUTO:
 		return (budget < ring ? budget : ring) / 2;
 	case RULE_LEGACY:
 		return ring / 2;
 	case RULE_ADAPTIVE:
-		return budget && received >= budget ? ring / 2 : (budget < ring ? budget : ring) / 2;
+		return busy ? ring / 2 : (budget < ring ? budget : ring) / 2;
+	case RULE_ADAPTIVE_DRY:
+		return busy && !dry ? ring / 2 : (budget < ring ? budget : ring) / 2;
 	default:
 		return r->n < ring / 2 ? r->n : ring / 2;
 	}
@@ -72,6 +81,8 @@ void rule_name(const struct refill_rule *r, char *buf, int len)
 		n = snprintf(buf, len, "legacy");
 	else if (r->kind == RULE_ADAPTIVE)
 		n = snprintf(buf, len, "adaptive");
+	else if (r->kind == RULE_ADAPTIVE_DRY)
+		n = snprintf(buf, len, "adaptive-dry");
 	else
 		n = snprintf(buf, len, "%u", r->n);
 	if (r->refill_max && n >= 0 && n < len)

@@ -117,7 +117,7 @@ parse_args() {
 	for v in $p_rings; do check_range --project-rings "$v" 2 32768; done
 	[ -n "$p_rules" ] || die "--project-rules is empty"
 	for v in $p_rules; do
-		[[ $v =~ ^(auto|legacy|adaptive|[0-9]|[1-5][0-9]|6[0-4])$ ]] || die "--project-rules: '$v' is not auto, legacy, adaptive or 0-64"
+		[[ $v =~ ^(auto|legacy|adaptive|adaptive-dry|[0-9]|[1-5][0-9]|6[0-4])$ ]] || die "--project-rules: '$v' is not auto, legacy, adaptive, adaptive-dry or 0-64"
 	done
 	[ -n "$hw_stalls" ] || die "--hw-stalls is empty"
 	for v in $hw_stalls; do

@@ -209,9 +209,15 @@ static uint64_t poll(struct sim *s, uint64_t t)
 {
 	const struct sim_params *p = s->p;
 	unsigned int n = 0, free;
+	/* at poll entry, before its fixed cost; the kernel checks after
+	 * cleaning tx, just before the harvest: a burst or a Poisson stall
+	 * inside poll_ns that uses the last buffers is dry there, not here
+	 * (scheduled stalls start between polls only)
+	 */
+	bool dry = !s->avail;
 
 	s->r->polls++;
-	if (!s->avail) {
+	if (dry) {
 		s->r->starved_polls++;
 		if (!s->starved) {
 			s->starved = true;
@@ -229,7 +235,7 @@ static uint64_t poll(struct sim *s, uint64_t t)
 		t += p->frame_ns;
 	}
 	free = p->ring - s->avail - s->used;
-	if (free > rule_threshold(&p->rule, p->budget, p->ring, n) ||
+	if (free > rule_threshold(&p->rule, p->budget, p->ring, n, dry) ||
 	    (s->refill_short && n < p->budget))
 		t = refill(s, t, rule_limit(&p->rule, p->budget, n, n));
 	t = busy(s, t);

@@ -85,9 +85,9 @@ values. Probed trials are not in trials.csv; the A/A arm is not probed.
 One probed trial per cell and setting, a module load each: 1/(SEEDS+1) of
 a boot's trials. A probe that fails costs its row (a warning), not the run.
 
-Settings: stock (the stock kernel), auto, legacy, adaptive, mnN (0-64),
-capN (patched, the per-queue min_numfree / refill_max knobs), each also
-NAME_aa.
+Settings: stock (the stock kernel), auto, legacy, adaptive, adaptive-dry,
+mnN (0-64), capN (patched, the per-queue min_numfree / refill_max knobs),
+each also NAME_aa.
 
   --settings LIST    (default: "$settings")
   --rings LIST       rx ring sizes, powers of 2 from 2 to 32768 (default: "$rings")

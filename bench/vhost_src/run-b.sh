@@ -90,6 +90,8 @@ Settings (kernel and virtio_net knobs):
   legacy   patched, min_numfree=legacy (free > ring/2, before v5.3)
   adaptive patched, min_numfree=adaptive (legacy after a poll that used
            its budget, auto after one that drained the ring)
+  adaptive-dry  patched, min_numfree=adaptive-dry (adaptive, but auto also
+           after a busy poll that began with the device holding no buffer)
   mnN      patched, min_numfree=N (0-64)
   capN     patched, min_numfree=auto, refill_max=N (bounded NAPI refill)
 

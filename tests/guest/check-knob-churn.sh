@@ -128,9 +128,9 @@ virtio_mode() {
 	pg_start &
 	pg_pid=$!
 	churn_tick() {
-		local mns=(auto legacy 0 adaptive 8 16 64 1) rms=(0 1 8 64 32768 0 2)
-		echo "${mns[$(($1 % 8))]}" >"$mn"
-		echo "${rms[$((($1 / 8) % 7))]}" >"$rm"
+		local mns=(auto legacy 0 adaptive 8 16 64 1 adaptive-dry) rms=(0 1 8 64 32768 0 2)
+		echo "${mns[$(($1 % 9))]}" >"$mn"
+		echo "${rms[$((($1 / 9) % 7))]}" >"$rm"
 	}
 	check "virtio: rx packets rise every second while min_numfree and refill_max change" \
 		rising stat packets

@@ -17,15 +17,21 @@
 #   run     one seeded run (RATE BURST FRAMES SEED RING STALLS [ANCHORED]): prints its
 #           counters and virtio_net's on a "result" line, for the repeat
 #           test (two boots, the same line).
-#   rule    the patched kernel's min_numfree=adaptive, decided per poll, seen
-#           in virtio_net's refill counters on a 256-entry ring (each
-#           count includes the fill at open: one refill of 256): frames
-#           one at a time 1 ms apart and bursts of 48 (polls under their
-#           budget of 64) give auto's refills and buffers exactly, legacy
-#           fewer than half as many refills; a flood at about 1.4x the
-#           guest's capacity (polls use their budget) gives legacy's
-#           batches, more than 96 buffers a refill, where auto's are at
-#           most 96 (its threshold 32 plus a budget).
+#   rule    the patched kernel's min_numfree=adaptive and adaptive-dry,
+#           decided per poll, seen in virtio_net's refill counters on a
+#           256-entry ring (each count includes the fill at open: one
+#           refill of 256): frames one at a time 1 ms apart and bursts of
+#           48 (polls under their budget of 64) give auto's refills and
+#           buffers exactly, legacy fewer than half as many refills; a
+#           flood at about 1.4x the guest's capacity (polls use their
+#           budget) gives adaptive legacy's batches, more than 96 buffers
+#           a refill, where auto's are at most 96 (its threshold 32 plus a
+#           budget); at about half the capacity with four 4 ms stalls,
+#           each leaving the device without buffers and a backlog of a
+#           whole ring, adaptive-dry refills in the first poll after each
+#           stall (it began dry) where adaptive waits for half the ring:
+#           fewer polls find the device dry (starved_polls), fewer frames
+#           are dropped.
 # Usage: check-vdpa-gen.sh checks | rule
 #        check-vdpa-gen.sh run RATE BURST FRAMES SEED RING STALLS_FILE|- [ANCHORED]
 set -euo pipefail
@@ -290,8 +296,8 @@ checks() {
 # rule: the refill counters of auto, adaptive and legacy, each on a
 # fresh device, trickling and flooding (see the header).
 rule() {
-	local mn line flood c
-	declare -A refills bufs
+	local mn line flood c stalls
+	declare -A refills bufs drops dry
 	# about 1.4x the guest's capacity at ring 256, bursts of 32: 178630
 	# frames/s on 6.1, where the simulator maps every buffer into its
 	# iotlb; about 1.5 times that on later kernels
@@ -301,7 +307,7 @@ rule() {
 	esac
 	# f NAME: the last result line's NAME=VALUE
 	f() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<" $line"; }
-	for mn in auto adaptive legacy; do
+	for mn in auto adaptive adaptive-dry legacy; do
 		line=$(SEEDED_KNOBS="min_numfree=$mn" seeded 1000 1 2000 5 256 -)
 		echo "  $mn, one frame a poll: $line"
 		refills[$mn-one]=$(f refills) bufs[$mn-one]=$(f refill_bufs)
@@ -315,9 +321,24 @@ rule() {
 		refills[$mn-busy]=$(f refills) bufs[$mn-busy]=$(f refill_bufs)
 		check "$mn, flood: the ring dropped (above capacity)" [ "$(f gen_dropped)" -gt 0 ]
 	done
+	stalls=$(mktemp)
+	printf '%s 4000000\n' 20000000 40000000 60000000 80000000 >"$stalls"
+	for mn in adaptive adaptive-dry; do
+		line=$(SEEDED_KNOBS="min_numfree=$mn" seeded 100000 8 10000 5 256 "$stalls")
+		echo "  $mn, four 4 ms stalls at 100000 frames/s: $line"
+		dry[$mn]=$(f starved_polls) drops[$mn]=$(f gen_dropped)
+		check "$mn, stalls: the ring dropped (it ran dry)" [ "${drops[$mn]}" -gt 0 ]
+	done
+	rm -f "$stalls"
+	check "stalls: fewer adaptive-dry polls find the device dry than adaptive's (${dry[adaptive-dry]}, ${dry[adaptive]})" \
+		[ "${dry[adaptive-dry]}" -lt "${dry[adaptive]}" ]
+	check "stalls: adaptive-dry drops fewer frames than adaptive (${drops[adaptive-dry]}, ${drops[adaptive]})" \
+		[ "${drops[adaptive-dry]}" -lt "${drops[adaptive]}" ]
 	for c in one 48; do
-		check "$c: adaptive refills as auto (${refills[adaptive-$c]} of ${bufs[adaptive-$c]}, auto ${refills[auto-$c]} of ${bufs[auto-$c]})" \
-			[ "${refills[adaptive-$c]} ${bufs[adaptive-$c]}" = "${refills[auto-$c]} ${bufs[auto-$c]}" ]
+		for mn in adaptive adaptive-dry; do
+			check "$c: $mn refills as auto (${refills[$mn-$c]} of ${bufs[$mn-$c]}, auto ${refills[auto-$c]} of ${bufs[auto-$c]})" \
+				[ "${refills[$mn-$c]} ${bufs[$mn-$c]}" = "${refills[auto-$c]} ${bufs[auto-$c]}" ]
+		done
 		check "$c: legacy less than half as often (${refills[legacy-$c]})" \
 			[ $((2 * refills[legacy-$c])) -lt "${refills[auto-$c]}" ]
 	done
@@ -327,6 +348,9 @@ rule() {
 		[ "${bufs[legacy-busy]}" -gt $((96 * refills[legacy-busy])) ]
 	check "flood: auto at most 96 (${bufs[auto-busy]} in ${refills[auto-busy]})" \
 		[ "${bufs[auto-busy]}" -le $((96 * refills[auto-busy])) ]
+	# busy polls that began with buffers left wait for half the ring
+	check "flood: adaptive-dry refills less often than auto (${refills[adaptive-dry-busy]}, ${refills[auto-busy]})" \
+		[ "${refills[adaptive-dry-busy]}" -lt "${refills[auto-busy]}" ]
 	checks_done
 }
 

@@ -14,9 +14,10 @@
 #             per NAPI poll (1 ms apart): "legacy" (128) 60 frames cause no
 #             refill, 0 a refill on most polls, "auto" (32) one; a refill
 #             that posts nothing (a full ring at open) is not counted;
-#             "adaptive" refills as auto after polls that do not use their
-#             budget (one frame per poll: one refill; its batches under a
-#             flood are checked in virtual time, check-vdpa-gen.sh rule);
+#             "adaptive" and "adaptive-dry" refill as auto after polls
+#             that do not use their budget (one frame per poll: one refill;
+#             their batches under a flood and after stalls are checked in
+#             virtual time, check-vdpa-gen.sh rule);
 #             then the starvation checks below;
 #   starved   only the starvation checks (e.g. on a packed ring): one frame
 #             per poll never finds the ring all used; a flood does, and
@@ -108,8 +109,8 @@ MN=/sys/class/net/$rx/queues/rx-0/virtio_net/min_numfree
 RM=/sys/class/net/$rx/queues/rx-0/virtio_net/refill_max
 TXMN=/sys/class/net/$tx/queues/rx-0/virtio_net/min_numfree
 check "min_numfree defaults to auto on both devices" eval "is $MN auto && is $TXMN auto"
-for v in legacy 0 64 adaptive auto; do check "min_numfree takes $v" takes "$MN" "$v"; done
-for v in 65 -1 x '' 1.5 ' 64' '64abc' 'auto1' 'adaptivex' 'Adaptive'; do
+for v in legacy 0 64 adaptive adaptive-dry auto; do check "min_numfree takes $v" takes "$MN" "$v"; done
+for v in 65 -1 x '' 1.5 ' 64' '64abc' 'auto1' 'adaptivex' 'Adaptive' 'adaptive-' 'adaptive-dryx' 'adaptive_dry' 'adaptive-dry ' -3 -4; do
 	check "min_numfree refuses '$v'" refuses "$MN" "$v"
 done
 check "two devices hold different values at once (legacy, 16)" \
@@ -149,13 +150,23 @@ echo "  0, 60 frames: $d"
 check "0: 60 frames, 30 refills or more" [ "${BASH_REMATCH[1]}" -ge 30 ]
 check "0: the ring is refilled completely (120 buffers)" [ "${BASH_REMATCH[2]}" -eq 120 ]
 
+# one_refill_at_32 SETTING WHAT: on a full ring of 256 (min_numfree 0
+# refills it whole), 60 frames one per poll under SETTING make one refill
+# of 33 to 40 buffers: threshold 32
+one_refill_at_32() {
+	local d
+	takes "$MN" 0
+	send 10 >/dev/null
+	takes "$MN" "$1"
+	d=$(delta 60 1000000 refills refill_bufs)
+	echo "  $1, 60 frames one per poll: $d"
+	[[ "$d" =~ refills=([0-9]+)\ refill_bufs=([0-9]+) ]]
+	check "$2, one frame per poll: one refill" [ "${BASH_REMATCH[1]}" -eq 1 ]
+	check "$2, one frame per poll: it posts 33 to 40 buffers" between "${BASH_REMATCH[2]}" 33 40
+}
+
 # auto on a ring of 256 with budget 64: 32; the ring is full after the 0 run
-takes "$MN" auto
-d=$(delta 60 1000000 refills refill_bufs)
-echo "  auto, 60 frames: $d"
-[[ "$d" =~ refills=([0-9]+)\ refill_bufs=([0-9]+) ]]
-check "auto (32): 60 frames, one refill" [ "${BASH_REMATCH[1]}" -eq 1 ]
-check "auto (32): that refill posts 33 to 40 buffers" between "${BASH_REMATCH[2]}" 33 40
+one_refill_at_32 auto "auto (32)"
 
 # a full ring at open: try_fill_recv runs, posts nothing, and is not counted
 takes "$MN" 0
@@ -167,12 +178,8 @@ check "open on a full ring: no refill counted" [ "$(stat refills)" -eq "$b_refil
 echo "  kicks across down/up: $b_kicks -> $(stat kicks)"
 
 # adaptive on the full ring: polls under their budget decide as auto (32)
-takes "$MN" adaptive
-d=$(delta 60 1000000 refills refill_bufs)
-echo "  adaptive, 60 frames one per poll: $d"
-[[ "$d" =~ refills=([0-9]+)\ refill_bufs=([0-9]+) ]]
-check "adaptive, one frame per poll: one refill, as auto" [ "${BASH_REMATCH[1]}" -eq 1 ]
-check "adaptive, one frame per poll: it posts 33 to 40 buffers" between "${BASH_REMATCH[2]}" 33 40
+one_refill_at_32 adaptive "adaptive (as auto)"
+one_refill_at_32 adaptive-dry "adaptive-dry (as auto)"
 takes "$MN" auto
 
 starvation_checks

@@ -66,29 +66,32 @@ setup() {
 	run "$VRB_ROOT/run-bench.sh" --dry-run
 	grep -qx "kernel patched (6.1): built; .*" <<<"$output"
 	grep -qx "kernel stock (6.1): not built yet: .*" <<<"$output"
-	# full: one B step per ring, then the zero-loss search; numbers kept when filtered
+	# full: one B step per ring, then the zero-loss search, then the
+	# adaptive rules; numbers kept when filtered
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run B
 	[ "$status" -eq 0 ]
-	[ "$(grep -E '^[0-9]+:' <<<"$output" | cut -d: -f1 | tr '\n' ' ')" = "5 6 7 8 " ]
+	[ "$(grep -E '^[0-9]+:' <<<"$output" | cut -d: -f1 | tr '\n' ' ')" = "5 6 7 8 15 " ]
 	grep -q -- '^6: .* --rings 512 ' <<<"$output"
 	grep -q -- '^8: .*--design boots .* --rings 256\\ 512\\ 1024 .* --ndr-steps 5' <<<"$output"
+	grep -q -- '^15: .* B --settings auto\\ adaptive\\ adaptive-dry\\ legacy .*--block 4$' <<<"$output"
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps "7 3"
 	[ "$status" -eq 0 ]
 	[ "$(grep -E '^[0-9]+:' <<<"$output" | cut -d: -f1 | tr '\n' ' ')" = "7 3 " ]
-	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps 14
+	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps 16
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"--steps must be an integer from 1 to 13, not '14'"* ]]
+	[[ "$output" == *"--steps must be an integer from 1 to 15, not '16'"* ]]
 	# the 2019 table in virtual time: one C step for ring 256, two for 1024,
 	# one for the cells at and above capacity counted in a window, one for
-	# the adaptive rule
+	# each adaptive rule (and B's step for both)
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run C
 	[ "$status" -eq 0 ]
-	[ "$(grep -E '^[0-9]+:' <<<"$output" | cut -d: -f1 | tr '\n' ' ')" = "9 10 11 12 13 " ]
+	[ "$(grep -E '^[0-9]+:' <<<"$output" | cut -d: -f1 | tr '\n' ' ')" = "9 10 11 12 13 14 " ]
 	grep -q -- '^9: .* C .*--rings 256 --rates 0.7\\ 0.9\\ 1.0\\ 1.1 .*--seeds 20 ' <<<"$output"
 	grep -q -- '^10: .* C .*--rings 1024 --rates 0.7\\ 0.9 .*--seeds 20 ' <<<"$output"
 	grep -q -- '^11: .* C .*--rings 1024 --rates 1.0\\ 1.1 .*--seeds 20 ' <<<"$output"
 	grep -q -- '^12: .* C .*--rings 256\\ 1024 --rates 1.0\\ 1.1 .*--warmup 15000 --phase 1024$' <<<"$output"
 	grep -q -- '^13: .* C --settings auto\\ legacy\\ adaptive\\ mn64 .*--no-costs$' <<<"$output"
+	grep -q -- '^14: .* C --settings auto\\ adaptive\\ adaptive-dry\\ legacy .*--phase 1024$' <<<"$output"
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run --steps 2 B
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"none of them is a step of B"* ]]

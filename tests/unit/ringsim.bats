@@ -14,7 +14,7 @@ setup() {
 	run make -s -C "$VRB_ROOT/bench/ringsim" BUILD="$BUILD" check
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"ringsim: 10 passed, 0 failed"* ]]
+	[[ "$output" == *"ringsim: 11 passed, 0 failed"* ]]
 	[[ "$output" == *"costs: 5 passed, 0 failed"* ]]
 }
 
@@ -27,7 +27,7 @@ setup() {
 	for v in 65 -1 '' x ' 1' 1x; do
 		run "$BUILD/ringsim" --rule "$v"
 		[ "$status" -eq 2 ]
-		[[ "$output" == *"--rule must be auto, legacy, adaptive or 0-64, not '$v'"* ]]
+		[[ "$output" == *"--rule must be auto, legacy, adaptive, adaptive-dry or 0-64, not '$v'"* ]]
 	done
 	run "$BUILD/ringsim" --ring 32769
 	[ "$status" -eq 2 ]

@@ -135,7 +135,7 @@ setup() {
 		n_aids=$(series_aids "$VRB_ROOT/patches/$b" | grep -c . || true)
 		[ "$n_aids" -eq 1 ]
 		[[ "${lines[$n_aids]}" == "$VRB_ROOT/patches/$b/backpressure/0001-tun-tap-add-IFF_BACKPRESSURE-flag.patch" ]]
-		[[ "${lines[-1]}" == "$VRB_ROOT/patches/$b/bench/0006-"* ]]
+		[[ "${lines[-1]}" == "$VRB_ROOT/patches/$b/bench/0007-"* ]]
 		# every set has its cover letter, made from its cover-letter.txt
 		for set in backpressure virtio-net accounting; do
 			[ -f "$VRB_ROOT/patches/$b/$set/0000-cover-letter.patch" ]

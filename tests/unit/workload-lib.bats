@@ -25,13 +25,14 @@ setup() {
 	[ "$(refill_knobs stock)" = - ]
 	[ "$(refill_knobs auto_aa)" = "min_numfree=auto refill_max=0" ]
 	[ "$(refill_knobs adaptive)" = "min_numfree=adaptive refill_max=0" ]
+	[ "$(refill_knobs adaptive-dry_aa)" = "min_numfree=adaptive-dry refill_max=0" ]
 	[ "$(refill_knobs mn64)" = "min_numfree=64 refill_max=0" ]
 	[ "$(refill_knobs cap8)" = "min_numfree=auto refill_max=8" ]
-	for s in mn65 cap0 adaptivex bogus; do
+	for s in mn65 cap0 adaptivex adaptive-drx bogus; do
 		run refill_knobs "$s"
 		[ "$status" -ne 0 ]
 	done
-	[[ "$output" == *"unknown setting 'bogus' (stock, auto, legacy, adaptive, mnN, capN"* ]]
+	[[ "$output" == *"unknown setting 'bogus' (stock, auto, legacy, adaptive, adaptive-dry, mnN, capN"* ]]
 }
 
 @test "with_aa adds REF_aa half way round REF's kernel's settings, once, unless told not to" {

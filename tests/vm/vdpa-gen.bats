@@ -5,8 +5,8 @@
 # every frame offered is delivered or dropped, virtio_net receives every
 # delivered frame, seeded stalls make the ring drop, and the same
 # (kernel, seed, rate, ring, stalls) in two boots gives identical counts.
-# The patched kernel's min_numfree=adaptive is seen deciding per poll in
-# the refill counters (check-vdpa-gen.sh rule).
+# The patched kernel's min_numfree=adaptive and adaptive-dry are seen
+# deciding per poll in the refill counters (check-vdpa-gen.sh rule).
 # Guest time itself repeats to a few hundred ns in 200 ms, not exactly
 # (gen_ns, stall_ns, stall_delay_ns, elapsed_ns), and with it whether the
 # driver had its rx callback on at a burst (notifies, a few to 25 in 1000):
@@ -79,8 +79,10 @@ within_one() {
 	[[ "$a" == *" refills="* ]]
 }
 
-@test "patched kernel: min_numfree=adaptive refills as auto when polls are under their budget, in legacy's batches when they use it (virtual time)" {
+@test "patched kernel: min_numfree=adaptive refills as auto when polls are under their budget, in legacy's batches when they use it; adaptive-dry refills at once after a stall (virtual time)" {
 	gen patched rule
 	grep -qx '0 failed' <<<"$output"
 	[[ "$output" == *"ok: flood: adaptive posts more than 96 buffers a refill"* ]]
+	[[ "$output" == *"ok: 48: adaptive-dry refills as auto"* ]]
+	[[ "$output" == *"ok: stalls: adaptive-dry drops fewer frames than adaptive"* ]]
 }

@@ -58,7 +58,10 @@ starve_ok() {
 	[[ "$output" == *"ok: min_numfree refuses ' 64'"* ]]
 	[[ "$output" == *"ok: legacy (128): 60 frames, no refill"* ]]
 	[[ "$output" == *"ok: open on a full ring: no refill counted"* ]]
-	[[ "$output" == *"ok: adaptive, one frame per poll: one refill, as auto"* ]]
+	[[ "$output" == *"ok: auto (32), one frame per poll: one refill"* ]]
+	[[ "$output" == *"ok: adaptive (as auto), one frame per poll: one refill"* ]]
+	[[ "$output" == *"ok: adaptive-dry (as auto), one frame per poll: one refill"* ]]
+	[[ "$output" == *"ok: min_numfree refuses 'adaptive-dryx'"* ]]
 	starve_ok "flood: polls find the ring all used (starved_polls > 0)"
 }
 
