@@ -293,7 +293,7 @@ checks() {
 	checks_done
 }
 
-# rule: the refill counters of auto, adaptive and legacy, each on a
+# rule: the refill counters of auto, adaptive, adaptive-dry and legacy, each on a
 # fresh device, trickling and flooding (see the header).
 rule() {
 	local mn line flood c stalls
