@@ -81,13 +81,17 @@ stats_compare() {
 
 # stats_table FILE: verdicts.csv (STATS_COLS rows) as aligned text.
 stats_table() {
+	# the metric and arm columns as wide as their longest entry
 	grep -v '^#' "$1" | awk -F, '
 		NR == 1 { next }
-		{ ci = ($7 == "") ? "-" : sprintf("[%s, %s]", $7, $8)
-		  aa = ($10 == "") ? "-" : sprintf("[%s, %s]", $10, $11)
-		  printf "%-22s %-10s %5s %12s %8s %-18s %8s %-18s %s\n", $1, $2, $3, $4, ($6 == "" ? "-" : $6), ci,
-			($9 == "" ? "-" : "+-" $9 "%"), aa, $12 }' |
-		sed '1i metric                 arm        units         mean    ratio 95% CI             detect   A/A 95% CI         verdict'
+		{ r[++n] = $0; if (length($1) > wm) wm = length($1); if (length($2) > wa) wa = length($2) }
+		END { if (wm < 6) wm = 6; if (wa < 3) wa = 3
+			printf "%-" wm "s %-" wa "s %5s %12s %8s %-18s %8s %-18s %s\n", "metric", "arm", "units", "mean", "ratio", "95% CI", "detect", "A/A 95% CI", "verdict"
+			for (i = 1; i <= n; i++) { split(r[i], f, ",")
+				ci = (f[7] == "") ? "-" : sprintf("[%s, %s]", f[7], f[8])
+				aa = (f[10] == "") ? "-" : sprintf("[%s, %s]", f[10], f[11])
+				printf "%-" wm "s %-" wa "s %5s %12s %8s %-18s %8s %-18s %s\n", f[1], f[2], f[3], f[4], (f[6] == "" ? "-" : f[6]), ci,
+					(f[9] == "" ? "-" : "+-" f[9] "%"), aa, f[12] } }'
 	grep -v '^#' "$1" | awk -F, 'NR > 1 && $7 != "" && $12 !~ /^A\/A/ { n++ }
 		END { if (n) printf "%d comparisons, each at 95 %%: about %.1f would say better/worse/higher/lower by chance when nothing differs.\n", n, n / 20 }'
 }

@@ -10,6 +10,22 @@ meta() {
 	sed -n "s/^# $2: //p" "$1" | head -n 1
 }
 
+# verdicts_note CELL: what the run's verdicts.csv is to this report's
+# verdicts (per CELL, e.g. "tx_queue_len"): the same rows, or, in a run
+# written before the run scripts kept verdicts per cell, a pooled set
+# these replace (a run has one set of verdicts).
+verdicts_note() {
+	# shellcheck disable=SC2154 # dir: set by summary.sh
+	local v=$dir/verdicts.csv
+	if [ ! -f "$v" ]; then
+		echo "The verdicts are per $1 (the run has no verdicts.csv)."
+	elif grep -v '^#' "$v" | awk -F, 'NR > 1 && $1 !~ / / { pooled = 1 } END { exit !pooled }'; then
+		echo "The verdicts are per $1. This run's verdicts.csv was written before the runs kept their verdicts per $1: it pools the ${1}s and is replaced by these."
+	else
+		echo "The verdicts are per $1; the run's verdicts.csv holds the same rows."
+	fi
+}
+
 # md_meta FILE: the run's metadata as a markdown table.
 md_meta() {
 	local k v
@@ -31,27 +47,46 @@ cell_rows() {
 
 # mean_ci CSV UNIT ARM VALUE FILTER: "arm,units,mean,lo,hi" per arm: the
 # mean over the units and its 95 % Fieller interval (compare against a
-# reference that is 1 in every unit: the ratio is the mean).
+# reference that is 1 in every unit: the ratio is the mean); nothing when
+# FILTER selects no row.
 mean_ci() {
-	stats_units "$1" "$2" "$3" "$4" "$5" | stats_unit_means |
+	local units
+	units=$(stats_units "$1" "$2" "$3" "$4" "$5" | stats_unit_means)
+	[ -n "$units" ] || return 0	# no rows selected: no arm
+	echo "$units" |
 		awk -F, '{ print; if (!($1 in u)) { u[$1] = 1; print $1 ",_unit_one,1" } }' |
 		"$VRB_CACHE/stats/compare" --ref _unit_one | tail -n +2 |
 		awk -F, '$2 != "_unit_one" { printf "%s,%s,%s,%s,%s\n", $2, $3, $4, $7, $8 }'
 }
 
-# ratio_cell ROW: "1.80 [1.50, 2.10]" from a compare row, "-" for the
-# reference, the ratio alone when it has no interval.
+# REPORT_AWK_PREC: awk functions that print a ratio and its interval to
+# the precision the interval allows, as perf stat -r does: two digits of
+# the interval's width (at least 2 decimals, at most compare's 4; 4 for
+# an interval of no width).
+# shellcheck disable=SC2034 # used in the awk programs below
+REPORT_AWK_PREC='
+function ci_digits(lo, hi,   w, x, f) {
+	w = hi - lo; if (w <= 0) return 4
+	x = -log(w) / log(10); f = int(x); if (f > x) f--
+	f += 2; return f < 2 ? 2 : f > 4 ? 4 : f }
+function ci_fmt(r, lo, hi,   d) { d = ci_digits(lo, hi); return sprintf("%." d "f [%." d "f, %." d "f]", r, lo, hi) }
+function ci_num(x, lo, hi) { return sprintf("%." ci_digits(lo, hi) "f", x) }
+'
+
+# ratio_cell ROW: "1.80 [1.50, 2.10]" from a compare row (REPORT_AWK_PREC's
+# precision), "-" for the reference, the ratio alone when it has no
+# interval.
 ratio_cell() {
-	awk -F, '{ if ($12 == "reference") print "ref"
+	awk -F, "$REPORT_AWK_PREC"'{ if ($12 == "reference") print "ref"
 		else if ($6 == "") print "-"
 		else if ($7 == "") print $6
-		else printf "%.4f [%.4f, %.4f]%s\n", $6, $7, $8, ($7 == $8 ? " (no spread)" : "") }' <<<"$1"
+		else printf "%s%s\n", ci_fmt($6, $7, $8), ($7 == $8 ? " (no spread)" : "") }' <<<"$1"
 }
 
 # aa_interval ROW: "[lo, hi]", the A/A arm's interval a compare row
 # carries, "-" for none.
 aa_interval() {
-	awk -F, '{ if ($10 == "") print "-"; else printf "[%.4f, %.4f]\n", $10, $11 }' <<<"$1"
+	awk -F, "$REPORT_AWK_PREC"'{ if ($10 == "") print "-"; else printf "[%s, %s]\n", ci_num($10, $10, $11), ci_num($11, $10, $11) }' <<<"$1"
 }
 
 # verb METRIC: how a sentence says the metric grew or shrank.
@@ -59,8 +94,8 @@ verb() {
 	case $1 in
 	drop_pct*) echo "drops" ;;
 	pktgen_pps*) echo "sends (pktgen pps)" ;;
-	refills_per_1000*) echo "refills" ;;
-	starved_polls_per_1000*) echo "has starved polls" ;;
+	refills_per_1000*|refills/1k*) echo "refills" ;;
+	starved_polls_per_1000*|starved/1k*) echo "has starved polls" ;;
 	mean_batch*) echo "batches (mean vhost batch)" ;;
 	items_per_s*) echo "moves items (items/s)" ;;
 	full_share*) echo "finds the ring full" ;;
@@ -75,6 +110,9 @@ words() {
 	local row=$1 ctx=$2 metric arm ratio lo hi verdict refname
 	IFS=, read -r metric arm _ _ _ ratio lo hi _ _ _ verdict <<<"$row"
 	refname=${3:-the reference}
+	# to the precision the interval allows
+	[ -z "$lo" ] || read -r ratio lo hi < <(awk -v r="$ratio" -v l="$lo" -v h="$hi" \
+		"$REPORT_AWK_PREC"'BEGIN { print ci_num(r, l, h), ci_num(l, l, h), ci_num(h, l, h) }')
 	case $verdict in
 	reference) return 0 ;;
 	A/A*) printf -- '- %s, %s: the A/A arm (%s measured again) gives %s [%s, %s]: %s.\n' \
@@ -99,13 +137,16 @@ words() {
 	esac
 }
 
-# plot PNG SCRIPT: gnuplot SCRIPT (its data inline or in files) to PNG;
-# a warning, and no file, when gnuplot fails.
+# plot PNG SCRIPT: gnuplot SCRIPT (its data inline or in files) to PNG,
+# the run's id (run_id, when set) in its corner; PLOT_SIZE (900,560) its
+# size. A warning, and no file, when gnuplot fails.
 plot() {
-	local png=$1 script=$2
+	local png=$1 script=$2 label=''
+	[ -z "${run_id:-}" ] || label="set label 999 \"$run_id\" at screen 0.995, screen 0.012 right font \",8\" tc rgb \"grey40\""
 	if ! gnuplot 2>"$png.err" <<EOF; then
-set terminal pngcairo size 900,560 noenhanced font ",10"
+set terminal pngcairo size ${PLOT_SIZE:-900,560} noenhanced font ",10"
 set output '$png.tmp'
+$label
 set grid
 set key outside right top
 set offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05
@@ -118,4 +159,147 @@ EOF
 	fi
 	rm -f "$png.err"
 	mv "$png.tmp" "$png"
+}
+
+# forest_add FILE CTX: appends the compare rows on stdin to FILE, each as
+# "CTX<TAB>row", for forest_plot.
+forest_add() {
+	awk -v c="$2" 'NF { print c "\t" $0 }' >>"$1"
+}
+
+# forest_plot PNG TITLE METRIC FILE: a forest plot of FILE's rows (from
+# forest_add) whose metric is METRIC: per cell and setting, the ratio to
+# the reference (log axis) with its 95 % interval, the cell's A/A interval
+# as a grey band behind it (the noise floor), a line at 1. Points are
+# coloured by what the interval says (above 1, below 1, includes 1; a
+# verdict from a cell whose A/A arm differed, or the A/A arm's own row,
+# apart; so are rows whose units are identical: no verdict). The plotted
+# numbers stay beside the PNG (NAME.dat).
+forest_plot() {
+	local png=$1 title=$2 metric=$3 file=$4 dat n h ytics xr
+	dat=${png%.png}.dat
+	[ -s "$file" ] || return 0
+	awk -F'\t' -v m="$metric" '{ split($2, f, ",")
+			if (f[1] != m || f[12] == "reference" || f[6] == "") next
+			lo = f[7] == "" ? f[6] : f[7]; hi = f[8] == "" ? f[6] : f[8]
+			if (f[12] ~ /^A\/A/) cls = 4
+			else if (f[7] != "" && f[7] == f[8]) cls = 6
+			else if (f[12] ~ /not trusted/) cls = 5
+			else if (f[7] != "" && lo > 1) cls = 1
+			else if (f[7] != "" && hi < 1) cls = 2
+			else cls = 3
+			printf "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%s: %s\n", ++n, f[6], lo, hi,
+				f[10] == "" ? "NaN" : f[10], f[11] == "" ? "NaN" : f[11], cls, $1, f[2] }' "$file" >"$dat"
+	n=$(wc -l <"$dat")
+	[ "$n" -gt 0 ] || { rm -f "$dat"; return 0; }
+	h=$((150 + 18 * n))
+	[ "$h" -ge 360 ] || h=360
+	ytics=$(awk -F'\t' '{ gsub(/"/, "", $8); printf "%s\"%s\" %d", (NR > 1 ? ", " : ""), $8, $1 }' "$dat")
+	# the x range holds every interval, every A/A band and 1
+	# and tics a log axis labels: fine ones near 1 on a narrow axis
+	read -r xr xt < <(awk -F'\t' 'BEGIN { lo = 1; hi = 1 }
+		{ for (i = 2; i <= 6; i++) if ($i != "NaN" && $i > 0) { if ($i < lo) lo = $i; if ($i > hi) hi = $i } }
+		END { lo /= 1.08; hi *= 1.08
+			t = hi / lo < 3 ? "0.5 0.6 0.7 0.8 0.9 0.95 1 1.05 1.1 1.2 1.3 1.5 1.7 2" : "0.001 0.01 0.1 0.2 0.5 1 2 5 10 100 1000"
+			n = split(t, a, " "); for (i = 1; i <= n; i++) if (a[i] >= lo && a[i] <= hi) tics = tics (tics == "" ? "" : ",") a[i]
+			printf "[%g:%g] (%s)\n", lo, hi, tics }' "$dat")
+	PLOT_SIZE="1150,$h" plot "$png" "set title '$title'
+set datafile separator '\t'
+set logscale x; set xrange $xr; set xtics $xt; set yrange [$n + 0.7:0.3]
+set ytics ($ytics) scale 0 font ',8'; set grid xtics noytics
+set xlabel 'ratio to the reference (log scale), 95 % interval; grey: the A/A interval (noise floor)'
+set arrow from 1, graph 0 to 1, graph 1 nohead lc rgb 'black' lw 1.5
+set style fill transparent solid 0.35 noborder
+set key outside right top
+plot '$dat' using ((\$5 + \$6) / 2):1:5:6:(\$1 - 0.4):(\$1 + 0.4) with boxxyerror fc rgb 'grey70' title 'A/A interval', \\
+	'$dat' using 2:1:3:4:(\$7 == 1 ? 0xb2182b : \$7 == 2 ? 0x2166ac : \$7 == 4 ? 0x7f7f7f : \$7 == 5 ? 0xe08214 : \$7 == 6 ? 0x9467bd : 0x000000) with xerrorbars pt 7 ps 0.9 lc rgb variable notitle, \\
+	NaN with points pt 7 lc rgb '#b2182b' title 'interval above 1', \\
+	NaN with points pt 7 lc rgb '#2166ac' title 'interval below 1', \\
+	NaN with points pt 7 lc rgb 'black' title 'interval holds 1', \\
+	NaN with points pt 7 lc rgb '#e08214' title 'not trusted (A/A differed)', \\
+	NaN with points pt 7 lc rgb '#7f7f7f' title 'the A/A arm itself', \\
+	NaN with points pt 7 lc rgb '#9467bd' title 'units identical (no verdict)'"
+}
+
+# headline_md FILE REF AA PRIMARY MECH: the headline's lines from the
+# per-cell compare rows of FILE (forest_add's format). For each metric in
+# PRIMARY: the noise floor (the widest A/A interval of a cell and the
+# cells where it excluded 1), the verdicts that hold (better or worse, not
+# from a cell whose A/A arm differed) and how many comparisons they come
+# from; for each metric in MECH, each setting's range of ratios over the
+# cells (the mechanism).
+headline_md() {
+	local file=$1 ref=$2 aa=$3 m verbs=''
+	for m in $4 $5; do verbs+="$m=$(verb "$m");"; done
+	for m in $4; do
+		awk -F'\t' -v m="$m" -v aa="$aa" '{ split($2, f, ",") }
+			f[1] == m && f[2] == aa && f[7] != "" { w = 100 * (f[8] - f[7]); if (w > mx) mx = w; n++; if (f[12] ~ /DIFFERS/) bad++ }
+			END { if (aa == "") print "- Noise floor: no A/A arm in this run; nothing tells a difference from noise."
+				else if (n && mx == 0) printf "- Noise floor (%s): none; the A/A arm'"'"'s units are identical in every cell (deterministic: no noise estimate).\n", m
+				else if (n) printf "- Noise floor (%s): the A/A arm'"'"'s 95 %% interval spans at most %.1f %% (widest cell); it excluded 1 (a difference where there is none) in %d of %d cells.\n", m, mx, bad + 0, n }' "$file"
+		awk -F'\t' -v m="$m" -v ref="$ref" -v aa="$aa" -v verbs="$verbs" "$REPORT_AWK_PREC"'
+			BEGIN { k = split(verbs, a, ";"); for (i = 1; i <= k; i++) { split(a[i], p, "="); vb[p[1]] = p[2] } }
+			{ split($2, f, ",") }
+			f[1] != m || f[2] == ref || f[2] == aa || f[6] == "" { next }
+			# identical units (virtual time): no noise estimate, no verdict
+			f[7] != "" && f[7] == f[8] { det = det (det == "" ? "" : "; ") sprintf("%s %.4fx at %s", f[2], f[6], $1); next }
+			{ n++ }
+			f[12] ~ /not trusted/ { nt++; next }
+			f[12] ~ /^(better|worse|higher|lower)/ {
+				ci = f[7] == "" ? "(no interval)" : "[" ci_num(f[7], f[7], f[8]) ", " ci_num(f[8], f[7], f[8]) "]"
+				printf "- %s %s %sx %s'"'"'s %s at %s: %s.\n", f[2], vb[m], f[7] == "" ? sprintf("%.3f", f[6]) : ci_num(f[6], f[7], f[8]),
+					ref, ci, $1, f[12]; hold++ }
+			END { if (det != "") printf "- No spread between units in %s (identical repeats: deterministic, no noise estimate, so no verdict): %s.\n", m, det
+				if (!n) exit
+				if (!hold) printf "- No setting'"'"'s %s differs from %s'"'"'s beyond its interval in any cell.\n", m, ref
+				printf "- %d of %d comparisons of %s have a verdict (95 %% each, not corrected for their number: about %.1f by chance)%s.\n",
+					hold + 0, n, m, n / 20, nt ? sprintf("; %d more from cells whose A/A arm differed, not trusted", nt) : "" }' "$file"
+	done
+	for m in $5; do
+		awk -F'\t' -v m="$m" -v ref="$ref" -v aa="$aa" -v verbs="$verbs" '
+			BEGIN { k = split(verbs, a, ";"); for (i = 1; i <= k; i++) { split(a[i], p, "="); vb[p[1]] = p[2] } }
+			{ split($2, f, ",") }
+			f[1] == m && f[2] != ref && f[2] != aa && f[6] != "" {
+				if (!(f[2] in lo)) S[++ns] = f[2]
+				if (!(f[2] in lo) || f[6] < lo[f[2]]) lo[f[2]] = f[6]; if (!(f[2] in hi) || f[6] > hi[f[2]]) hi[f[2]] = f[6] }
+			END { for (i = 1; i <= ns; i++) { s = S[i]
+				r = sprintf("%.3f", lo[s]); if (sprintf("%.3f", hi[s]) != r) r = r "-" sprintf("%.3f", hi[s])
+				printf "- Mechanism: %s %s %sx as often per frame as %s over the cells.\n", s, vb[m], r, ref } }' "$file"
+	done
+}
+
+# glossary_md SETTINGS: "## Setting codes": what each of SETTINGS means,
+# from the settings table of docs/benchmarks.md (the one place it is
+# written; a code there stands for its family: mnN for mn16, zZbN for
+# z1b64, NAME_aa for any A/A copy). A setting the table does not know is
+# an error: the glossary is incomplete.
+glossary_md() {
+	local s base row
+	echo "## Setting codes"
+	echo
+	echo "From [docs/benchmarks.md](../../docs/benchmarks.md#settings); drop % is per frame offered, refills and starved polls per 1000 frames delivered."
+	echo
+	echo "| code | kernel | meaning |"
+	echo "|---|---|---|"
+	for s in $1; do
+		base=${s%_aa}
+		row=$(glossary_row "$base") || die "setting $base: not in docs/benchmarks.md's settings table"
+		if [ "$base" != "$s" ]; then
+			printf '| `%s` | %s | the A/A copy of `%s` (the reference measured again: the noise floor) |\n' "$s" "$(cut -d'|' -f3 <<<"$row" | sed 's/^ *//; s/ *$//')" "$base"
+		else
+			printf '| `%s` |%s\n' "$s" "$(cut -d'|' -f3- <<<"$row")"
+		fi
+	done
+	echo
+}
+
+# glossary_row CODE: the row of docs/benchmarks.md's settings table that
+# CODE belongs to (its code column a list of codes, N and Z standing for
+# numbers); status 1 when none.
+glossary_row() {
+	awk -v s="$1" '/^## Settings/ { in_s = 1; next } /^## / { in_s = 0 }
+		in_s && /^\| `/ { split($0, c, "|"); n = split(c[2], codes, ",")
+			for (i = 1; i <= n; i++) { k = codes[i]; gsub(/[ `]/, "", k); gsub(/[NZ]/, "[0-9]+", k)
+				if (s ~ ("^" k "$")) { print; found = 1; exit } } }
+		END { exit !found }' "$VRB_ROOT/docs/benchmarks.md"
 }

@@ -31,10 +31,12 @@ medians() {
 
 # a_cell Q: the markdown of one tx_queue_len.
 a_cell() {
-	local q=$1 csv=$dir/trials.csv f rows_pps rows_drop s row
+	local q=$1 csv=$dir/trials.csv f rows rows_pps rows_drop s row
 	f="\$txqlen == $q"
-	rows_pps=$(cell_rows "$csv" '"r" $repeat' '$setting' '$pktgen_pps' "$f" pktgen_pps higher "$ref" "$aa_arm")
-	rows_drop=$(cell_rows "$csv" '"r" $repeat' '$setting' '$drop_pct' "$f" drop_pct lower "$ref" "$aa_arm")
+	# the run's verdicts.csv has the same rows (the same function wrote them)
+	rows=$(a_cell_verdicts "$csv" "$ref" "$aa_arm" "$q")
+	rows_pps=$(grep '^pktgen_pps,' <<<"$rows" || true)
+	rows_drop=$(grep '^drop_pct,' <<<"$rows" || true)
 	echo "### tx_queue_len $q"
 	echo
 	if [ -n "$aa_arm" ]; then
@@ -67,6 +69,7 @@ a_cell() {
 	{ grep -v '^$' <<<"$rows_pps"; grep -v '^$' <<<"$rows_drop"; } | while IFS= read -r row; do
 		words "$row" "tx_queue_len $q" "$ref"
 	done >>"$verdicts_md"
+	printf '%s\n%s\n' "$rows_pps" "$rows_drop" | forest_add "$cell_rows_file" "tx_queue_len $q"
 }
 
 # a_bp_table CSV FILTER ROWS_PPS: the backpressure settings (bp, bpbN) next
@@ -144,23 +147,27 @@ a_plots() {
 	done
 	if [ "${#pps_plot[@]}" -gt 0 ]; then
 		plot "$plot_dir/a-pps-vs-rx_batch.png" "set title 'Workload A: pktgen pps by vhost-net rx batch (mean, 95 % CI)'
-set xlabel 'vhost-net rx batch'; set ylabel 'pps'; set logscale x 2
+set xlabel 'vhost-net rx batch'; set ylabel 'pps (the axis does not start at 0)'; set logscale x 2
 plot $(IFS=,; echo "${pps_plot[*]}")"
 		[ ! -f "$plot_dir/a-pps-vs-rx_batch.png" ] || plots_md+=("![pps by rx batch](plots/a-pps-vs-rx_batch.png)")
 	fi
 	if [ "${#drop_plot[@]}" -gt 0 ]; then
 		plot "$plot_dir/a-drop-vs-zero_batch.png" "set title 'Workload A: % dropped by the tx ring zeroing batch (mean, 95 % CI)'
-set xlabel 'tun.tx_ring_zero_batch'; set ylabel '% dropped'; set logscale x 2
+set xlabel 'tun.tx_ring_zero_batch'; set ylabel '% dropped'; set logscale x 2; set yrange [0:*]
 plot $(IFS=,; echo "${drop_plot[*]}")"
 		[ ! -f "$plot_dir/a-drop-vs-zero_batch.png" ] || plots_md+=("![% dropped by zeroing batch](plots/a-drop-vs-zero_batch.png)")
 	else
 		plots_notes+=("No zeroing-batch plot: the run has no zZbN setting.")
 	fi
 	rm -rf "$data"
+	for m in pktgen_pps drop_pct; do
+		forest_plot "$plot_dir/a-forest-$m.png" "$run_id: $m, each setting against $ref per tx_queue_len" "$m" "$cell_rows_file"
+		[ ! -f "$plot_dir/a-forest-$m.png" ] || plots_md+=("![$m against $ref](plots/a-forest-$m.png)")
+	done
 }
 
 summary_a() {
-	local csv=$dir/trials.csv q
+	local csv=$dir/trials.csv q cells_md
 	[ -f "$csv" ] || die "$dir: no trials.csv (a workload A result dir?)"
 	ref=$(meta "$csv" reference)
 	aa_arm=$(meta "$csv" aa_arm)
@@ -169,12 +176,28 @@ summary_a() {
 	[ -n "$ref" ] || die "$csv: no reference in its metadata (a run before the paired design)"
 	[ -n "$txqlens" ] ||
 		die "$csv: no txqlens in its metadata"
-	echo "# Workload A: $(meta "$csv" workload)"
+	echo "# Workload A: $(meta "$csv" command)"
 	echo
-	md_meta "$csv"
+	# the cells first: the headline is made from their rows
+	cells_md=$(for q in $txqlens; do a_cell "$q"; done)
+	echo "## Headline"
 	echo
-	echo "Settings: $(meta "$csv" settings); reference $ref; $(meta "$csv" repeats) repeats (a unit is a repeat: one boot per kernel runs all its settings). Per tx_queue_len here; the run's own verdicts.csv pools the tx_queue_len values."
+	echo "- Design: settings $(meta "$csv" settings), reference $ref, A/A arm ${aa_arm:-none}; $(meta "$csv" repeats) repeats per tx_queue_len ($txqlens), a unit is a repeat (one boot per kernel runs all its settings); accelerator $(meta "$csv" accel | cut -d' ' -f1), clock $(meta "$csv" clock). $(verdicts_note tx_queue_len)"
+	headline_md "$cell_rows_file" "$ref" "$aa_arm" "pktgen_pps drop_pct" ""
 	echo
-	for q in $txqlens; do a_cell "$q"; done
+	glossary_md "$(meta "$csv" settings)"
+	echo "## Cells"
+	echo
+	echo "$cells_md"
 	[ "$plots" = 0 ] || a_plots
+}
+
+# run_md_A: the run's metadata and files, the summary's last section.
+run_md_A() {
+	echo "## Run"
+	echo
+	md_meta "$dir/trials.csv"
+	echo
+	echo "Files: [trials.csv](trials.csv) (one row per trial), [verdicts.csv](verdicts.csv), [tables.txt](tables.txt), boots/ (the guests' logs)."
+	echo
 }

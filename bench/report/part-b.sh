@@ -23,24 +23,6 @@ b_frac() {
 	done
 }
 
-# b_rows CELL_FILTER METRIC BETTER VALUE ROW_FILTER: compare rows for one
-# cell. Paired design: the reference's kernel by rounds (pairs of rounds,
-# ABBA), the other kernel by boot (its boots against the reference's, by
-# repeat); boots design: by repeat.
-b_rows() {
-	local cf=$1 m=$2 better=$3 value=$4 rf=$5 k
-	if [ "$design" = boots ]; then
-		cell_rows "$csv" '"r" $repeat' '$setting' "$value" "($cf) && ($rf)" "$m" "$better" "$ref" "$aa_arm"
-		return
-	fi
-	k=$(awk -F, -v s="$ref" '$5 == s { print $2; exit }' <(grep -v '^#' "$csv"))
-	cell_rows "$csv" '"r" $repeat "p" int(($round + 1) / 2)' '$setting' "$value" \
-		"($cf) && ($rf) && \$kernel == \"$k\"" "$m" "$better" "$ref" "$aa_arm"
-	cell_rows "$csv" '"r" $repeat' '$setting' "$value" "($cf) && ($rf)" "$m" "$better" "$ref" "$aa_arm" |
-		awk -F, -v k="$k" -v list="$(other_kernel_settings "$k")" \
-			'BEGIN { n = split(list, a, " "); for (i = 1; i <= n; i++) o[a[i]] = 1 } ($2 in o)'
-}
-
 # other_kernel_settings K: the settings of the paired run not on kernel K.
 other_kernel_settings() {
 	grep -v '^#' "$csv" | awk -F, -v k="$1" 'NR > 1 && $2 != k { s[$5] = 1 } END { for (x in s) printf "%s ", x }'
@@ -74,14 +56,15 @@ b_totals() {
 
 # b_cell RING RATE: the markdown of one cell.
 b_cell() {
-	local ring=$1 rate=$2 cf ctx rows_d rows_r rows_s row s n o d dp dpi rf sp gr
+	local ring=$1 rate=$2 cf ctx rows rows_d rows_r rows_s row s n o d dp dpi rf sp
 	cf="\$rx_queue_size == $ring && \$rate_pps == $rate"
-	gr='$guest_rx'
-	[ "$design" = paired ] || gr='$guest_rx_packets'
 	ctx="ring $ring, $rate pps$(b_frac "$rate")"
-	rows_d=$(b_rows "$cf" drop_pct lower '$drop_pct' '$drop_pct != ""')
-	rows_r=$(b_rows "$cf" refills_per_1000 "" "div(1000 * \$refills, $gr)" '$kernel == "patched"')
-	rows_s=$(b_rows "$cf" starved_polls_per_1000 "" "div(1000 * \$starved_polls, $gr)" '$kernel == "patched"')
+	# the run's verdicts.csv has the same rows (the same function wrote
+	# them); the other kernel's rows (NAME:boots) read as NAME here
+	rows=$(b_cell_verdicts "$csv" "$ref" "$aa_arm" "$ring" "$rate" | sed 's/^\([a-z_]*\):boots,/\1,/')
+	rows_d=$(grep '^drop_pct,' <<<"$rows" || true)
+	rows_r=$(grep '^refills_per_1000,' <<<"$rows" || true)
+	rows_s=$(grep '^starved_polls_per_1000,' <<<"$rows" || true)
 	echo "### $ctx"
 	echo
 	if [ -n "$aa_arm" ]; then
@@ -106,6 +89,7 @@ b_cell() {
 	echo
 	{ grep -v '^$' <<<"$rows_d" || true; grep -v '^$' <<<"$rows_r" || true; grep -v '^$' <<<"$rows_s" || true; } |
 		while IFS= read -r row; do words "$row" "$ctx" "$ref"; done >>"$verdicts_md"
+	printf '%s\n%s\n%s\n' "$rows_d" "$rows_r" "$rows_s" | forest_add "$cell_rows_file" "r$ring $rate pps"
 }
 
 # b_zero_loss: the zero-loss rate table (boots design, ndr.csv).
@@ -133,29 +117,37 @@ b_zero_loss() {
 			split(k, p, ","); printf "| %s | %s | %d | %s | %s | %s |\n", p[1], p[2], m, v[k, mid], f[k, mid], t[k] } }'
 	echo
 	if [ "$plots" = 1 ]; then
-		# one column per ring, a row per setting (the median search)
+		# a row per setting, the A/A copy next to its setting; per ring two
+		# columns: the median search's zero-loss rate and its first failing
+		# rate (the whisker: the search's resolution)
 		grep -v '^#' "$ndr" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 			{ s = $c["setting"]; r = $c["rx_queue_size"]; if (!(s in S)) O[++ns] = s; S[s] = 1
-			  if (!(r in R)) Q[++nr] = r; R[r] = 1; k = s SUBSEP r; n[k]++; v[k, n[k]] = $c["ndr_pps"] }
-			END { printf "setting"; for (j = 1; j <= nr; j++) printf " ring%s", Q[j]; print ""
-				for (i = 1; i <= ns; i++) { printf "%s", O[i]
-					for (j = 1; j <= nr; j++) { k = O[i] SUBSEP Q[j]; m = n[k]
-						for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (v[k, b] < v[k, a]) { x = v[k, a]; v[k, a] = v[k, b]; v[k, b] = x }
-						printf " %s", m ? v[k, int((m + 1) / 2)] : "NaN" }
-					print "" } }' >"$plot_dir/ndr.dat"
-		plot "$plot_dir/b-zero-loss.png" "set title 'Workload B: zero-loss rate per setting and ring (median search)'
-set style data histogram; set style histogram cluster gap 1; set style fill solid 0.6 border -1
-set ylabel 'pps (zero loss)'; set key autotitle columnhead; set yrange [0:*]
-plot for [i=2:$(($(head -n 1 "$plot_dir/ndr.dat" | wc -w)))] '$plot_dir/ndr.dat' using i:xtic(1)"
-		rm -f "$plot_dir/ndr.dat"
+			  if (!(r in R)) Q[++nr] = r; R[r] = 1; k = s SUBSEP r; n[k]++; v[k, n[k]] = $c["ndr_pps"]; f[k, n[k]] = $c["first_fail_pps"] }
+			END { for (i = 1; i <= ns; i++) if (O[i] !~ /_aa$/) { L[++nl] = O[i]; if ((O[i] "_aa") in S) L[++nl] = O[i] "_aa" }
+				for (i = 1; i <= ns; i++) if (O[i] ~ /_aa$/ && !(substr(O[i], 1, length(O[i]) - 3) in S)) L[++nl] = O[i]
+				printf "setting"; for (j = 1; j <= nr; j++) printf " ring%s ring%s_fail", Q[j], Q[j]; print ""
+				for (i = 1; i <= nl; i++) { printf "%s", L[i]
+					for (j = 1; j <= nr; j++) { k = L[i] SUBSEP Q[j]; m = n[k]
+						for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (v[k, b] < v[k, a]) {
+							x = v[k, a]; v[k, a] = v[k, b]; v[k, b] = x; x = f[k, a]; f[k, a] = f[k, b]; f[k, b] = x }
+						printf " %s %s", m ? v[k, int((m + 1) / 2)] : "NaN", m && f[k, int((m + 1) / 2)] != "" ? f[k, int((m + 1) / 2)] : "NaN" }
+					print "" } }' >"$plot_dir/b-zero-loss.dat"
+		plot "$plot_dir/b-zero-loss.png" "set title 'Workload B: zero-loss rate per setting and ring (median search; whisker: its first failing rate, the resolution)'
+set style data histogram; set style histogram errorbars gap 1 lw 1; set style fill solid 0.6 border -1
+set ylabel 'pps (zero loss: at most the tolerance dropped)'; set key autotitle columnhead; set yrange [0:*]; set offsets 0, 0, graph 0.05, 0
+plot for [i=2:$(($(head -n 1 "$plot_dir/b-zero-loss.dat" | wc -w) - 1)):2] '$plot_dir/b-zero-loss.dat' using i:i:i+1:xtic(1) title columnhead(i)"
 		[ ! -f "$plot_dir/b-zero-loss.png" ] || plots_md+=("![zero-loss rate](plots/b-zero-loss.png)")
 	fi
 }
 
-# b_plots: % dropped against the offered rate, a line per setting and ring
-# (mean over units, 95 % interval bars).
+# b_plots: per ring, % dropped, refills and starved polls per 1000 frames
+# against the offered rate, a line per setting (mean over units, 95 %
+# interval bars; the settings' points side by side at each rate, the
+# measured rates on the x axis, y from 0); a forest plot per metric.
 b_plots() {
-	local ring rate s n mean lo hi lines=() unit others=0 base
+	local ring rate s n mean lo hi lines=() unit others=0 base metric value filter label name i ns xt
+	local gr='$guest_rx'
+	[ "$design" = paired ] || gr='$guest_rx_packets'
 	unit='"r" $repeat'
 	if [ "$design" = paired ]; then
 		unit='"r" $repeat "p" int(($round + 1) / 2)'
@@ -163,37 +155,53 @@ b_plots() {
 			others="$others || \$setting == \"$s\""
 		done
 	fi
-	for ring in $(cells | cut -d' ' -f1 | sort -un); do
-		lines=()
-		: >"$plot_dir/b-$ring.dat"
-		for rate in $(cells | awk -v r="$ring" '$1 == r { print $2 }'); do
-			base="\$rx_queue_size == $ring && \$rate_pps == $rate && \$drop_pct != \"\""
-			# the other kernel's settings (paired design) by boot, as in the table
-			{
-				mean_ci "$csv" "$unit" '$setting' '$drop_pct' "$base && !($others)"
-				[ "$others" = 0 ] || mean_ci "$csv" '"r" $repeat' '$setting' '$drop_pct' "$base && ($others)"
-			} | while IFS=, read -r s n mean lo hi; do echo "$s $rate $mean ${lo:-$mean} ${hi:-$mean}"; done >>"$plot_dir/b-$ring.dat"
-		done
-		while read -r s; do
-			awk -v s="$s" '$1 == s' "$plot_dir/b-$ring.dat" >"$plot_dir/b-$ring-$s.dat"
-			lines+=("'$plot_dir/b-$ring-$s.dat' using 2:3:4:5 with yerrorlines title '$s'")
-		done < <(cut -d' ' -f1 "$plot_dir/b-$ring.dat" | awk '!seen[$0]++')
-		plot "$plot_dir/b-drops-ring$ring.png" "set title 'Workload B, ring $ring: % dropped by offered rate (mean per unit, 95 % CI)'
-set xlabel 'offered pps'; set ylabel '% dropped'; set offsets graph 0.05, graph 0.05, 0, 0
+	while IFS='|' read -r metric _ value filter label; do
+		value=${value//GR/$gr}
+		name=${metric%%_*}
+		for ring in $(cells | cut -d' ' -f1 | sort -un); do
+			lines=()
+			: >"$plot_dir/b-$ring.dat"
+			for rate in $(cells | awk -v r="$ring" '$1 == r { print $2 }'); do
+				base="\$rx_queue_size == $ring && \$rate_pps == $rate && ($filter)"
+				# the other kernel's settings (paired design) by boot, as in the table
+				{
+					mean_ci "$csv" "$unit" '$setting' "$value" "$base && !($others)"
+					[ "$others" = 0 ] || mean_ci "$csv" '"r" $repeat' '$setting' "$value" "$base && ($others)"
+				} | while IFS=, read -r s n mean lo hi; do echo "$s $rate $mean ${lo:-$mean} ${hi:-$mean}"; done >>"$plot_dir/b-$ring.dat"
+			done
+			[ -s "$plot_dir/b-$ring.dat" ] || continue
+			# each setting's points a little apart (dodged), in the run's order
+			ns=$(cut -d' ' -f1 "$plot_dir/b-$ring.dat" | awk '!seen[$0]++' | wc -l)
+			i=0
+			while read -r s; do
+				awk -v s="$s" -v i="$i" -v n="$ns" '$1 == s { $2 = $2 * (1 + 0.012 * (i - (n - 1) / 2)); print }' \
+					"$plot_dir/b-$ring.dat" >"$plot_dir/b-$ring-$s.dat"
+				lines+=("'$plot_dir/b-$ring-$s.dat' using 2:3:4:5 with yerrorlines title '$s'")
+				i=$((i + 1))
+			done < <(cut -d' ' -f1 "$plot_dir/b-$ring.dat" | awk '!seen[$0]++')
+			xt=$(cells | awk -v r="$ring" '$1 == r { printf "%s\"%s\" %s", (n++ ? ", " : ""), $2, $2 }')
+			plot "$plot_dir/b-$name-ring$ring.png" "set title 'Workload B, ring $ring: $label by offered rate (mean per unit, 95 % CI)'
+set xlabel 'offered pps (the rates measured; points side by side)'; set ylabel '$label'
+set xtics ($xt); set yrange [0:*]; set offsets graph 0.12, graph 0.12, graph 0.05, 0
 plot $(IFS=,; echo "${lines[*]}")"
-		rm -f "$plot_dir/b-$ring".dat "$plot_dir/b-$ring"-*.dat
-		[ ! -f "$plot_dir/b-drops-ring$ring.png" ] || plots_md+=("![ring $ring: % dropped by rate](plots/b-drops-ring$ring.png)")
+			rm -f "$plot_dir/b-$ring".dat "$plot_dir/b-$ring"-*.dat
+			[ ! -f "$plot_dir/b-$name-ring$ring.png" ] || plots_md+=("![ring $ring: $label by rate](plots/b-$name-ring$ring.png)")
+		done
+	done <<<"$B_METRICS"
+	for metric in drop_pct refills_per_1000 starved_polls_per_1000; do
+		forest_plot "$plot_dir/b-forest-$metric.png" "$run_id: $metric, each setting against $ref per cell (ring, rate)" \
+			"$metric" "$cell_rows_file"
+		[ ! -f "$plot_dir/b-forest-$metric.png" ] || plots_md+=("![$metric against $ref](plots/b-forest-$metric.png)")
 	done
 }
 
 # cells: "RING RATE" per cell, in the order of the file.
 cells() {
-	grep -v '^#' "$csv" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		{ k = $c["rx_queue_size"] " " $c["rate_pps"]; if (!(k in s)) { s[k] = 1; print k } }'
+	b_cells "$csv"
 }
 
 summary_b() {
-	local ring rate
+	local cells_md
 	if [ -f "$dir/blocks.csv" ]; then
 		csv=$dir/blocks.csv design=paired rows_noun=blocks
 		unit_words="blocks; a unit is a pair of rounds of one boot (a boot for the other kernel)"
@@ -204,13 +212,50 @@ summary_b() {
 	aa_arm=$(meta "$csv" aa_arm)
 	[ "$aa_arm" != none ] || aa_arm=''
 	[ -n "$ref" ] || die "$csv: no reference in its metadata (a run before the verdicts)"
-	echo "# Workload B: $(meta "$csv" workload)"
+	echo "# Workload B: $(meta "$csv" command)"
+	echo
+	# the cells first: the headline is made from their rows
+	cells_md=$(while read -r ring rate; do b_cell "$ring" "$rate"; done < <(cells))
+	echo "## Headline"
+	echo
+	b_design
+	headline_md "$cell_rows_file" "$ref" "$aa_arm" drop_pct "refills_per_1000 starved_polls_per_1000"
+	echo
+	glossary_md "$(meta "$csv" settings)"
+	echo "## Cells"
+	echo
+	echo "$cells_md"
+	b_zero_loss
+	[ "$plots" = 0 ] || b_plots
+}
+
+# run_md_B: the run's metadata and files, the summary's last section.
+run_md_B() {
+	echo "## Run"
 	echo
 	md_meta "$csv"
 	echo
-	echo "Settings: $(meta "$csv" settings); reference $ref; $design design$( [ "$design" = boots ] || echo ": $(meta "$csv" blocks)")."
+	echo "Files: [$(basename "$csv")]($(basename "$csv")) (one row per $( [ "$design" = paired ] && echo block || echo trial)), [verdicts.csv](verdicts.csv), [tables.txt](tables.txt), boots/ or trials/ (the guests' logs)."
 	echo
-	while read -r ring rate; do b_cell "$ring" "$rate"; done < <(cells)
-	b_zero_loss
-	[ "$plots" = 0 ] || b_plots
+}
+
+# b_design: the headline's design line.
+b_design() {
+	local units
+	if [ "$design" = paired ]; then
+		units="a unit is a pair of rounds of one boot ($(meta "$csv" blocks)), the other kernel's settings by boot"
+	else
+		units="a unit is a repeat, one boot per trial"
+	fi
+	echo "- Design: $design; settings $(meta "$csv" settings), reference $ref, A/A arm ${aa_arm:-none}; $units; rings $(cells | cut -d' ' -f1 | sort -un | tr '\n' ' ' | sed 's/ $//'); rates $(cells | cut -d' ' -f2 | sort -un | tr '\n' ' ' | sed 's/ $//') pps$(b_fracs); accelerator $(meta "$csv" accel | cut -d' ' -f1), clock $(meta "$csv" clock). $(verdicts_note cell)"
+}
+
+# b_fracs: " (F1 F2 x the capacity measured, C pps)" when the rates are
+# fractions of the run's measured capacity.
+b_fracs() {
+	local c f
+	c=$(meta "$csv" capacity_pps)
+	f=$(meta "$csv" fractions_of_capacity)
+	[[ "$c" =~ ^[0-9]+$ ]] && [ -n "$f" ] && [ "$f" != - ] || return 0
+	echo " ($f x the capacity measured at the run's start, $c pps)"
 }

@@ -60,25 +60,23 @@ window_of() {
 	echo "of those after a warm-up of $w$p (refills and starved polls: the whole trial)"
 }
 
+# c_cell_rows: verdicts.csv's rows in forest_add's format: "ring, rate,
+# regime<TAB>row", the metric without its cell.
+c_cell_rows() {
+	grep -v '^#' "$dir/verdicts.csv" | awk 'NR > 1 { i = index($0, " "); j = index($0, ",")
+		print substr($0, i + 1, j - i - 1) "\t" substr($0, 1, i - 1) substr($0, j) }'
+}
+
 # c_headline: what the run shows, generated from verdicts.csv.
 c_headline() {
-	local v=$dir/verdicts.csv ref aa
+	local ref aa
 	ref=$(meta "$dir/trials.csv" reference)
 	aa=$(meta "$dir/trials.csv" aa_arm)
 	echo "## Headline"
 	echo
 	echo "- Design: $(meta "$dir/trials.csv" seeds) seeds per cell (the unit), the same seeds for every setting, $(aa_seeds_of "$dir") for the A/A arm ($aa); one boot per setting, a fresh device per trial; capacity $(meta "$dir/trials.csv" capacity_pps) frames/s of guest time; rates $(meta "$dir/trials.csv" rates) of it; rings $(meta "$dir/trials.csv" rings); stall regimes $(meta "$dir/trials.csv" stall_regimes); bursts of $(meta "$dir/trials.csv" burst), jitter +-$(meta "$dir/trials.csv" jitter_pct) %, pacing $(pacing_of "$dir"); $(meta "$dir/trials.csv" frames) frames a trial, drop % $(window_of "$dir")."
-	grep -v '^#' "$v" | awk -F, -v aa="$aa" 'NR > 1 && $1 ~ /^drop_pct / && $2 == aa && $7 != "" {
-			w = 100 * ($8 - $7); if (w > mx) mx = w; n++; if ($12 ~ /DIFFERS/) bad++ }
-		END { if (n) printf "- Noise floor: the A/A arm'"'"'s 95 %% interval of the drop ratio spans at most %.1f %% (widest cell); it excluded 1 (a difference where there is none) in %d of the %d cells that drop.\n", mx, bad, n }'
-	grep -v '^#' "$v" | awk -F, -v ref="$ref" -v aa="$aa" 'NR > 1 && $1 ~ /^drop_pct / && $2 != ref && $2 != aa && $12 ~ /^(better|worse)/ && $12 !~ /not trusted/ {
-			sub(/^drop_pct /, "", $1); ci = $7 == "" ? "(no interval)" : sprintf("[%.3f, %.3f]", $7, $8)
-			printf "- %s drops %.3fx %s'"'"'s %s at %s: %s.\n", $2, $6, ref, ci, $1, $12; n++ }
-		END { if (!n) print "- No setting'"'"'s drops differ from the reference beyond its interval in any cell." }'
-	grep -v '^#' "$v" | awk -F, -v ref="$ref" -v aa="$aa" 'NR > 1 && $1 ~ /^refills\/1k / && $2 != ref && $2 != aa && $6 != "" {
-			if (!($2 in lo) || $6 < lo[$2]) lo[$2] = $6; if (!($2 in hi) || $6 > hi[$2]) hi[$2] = $6 }
-		END { for (s in lo) printf "- Mechanism: %s refills %.3f-%.3fx as often per frame as %s over the cells.\n", s, lo[s], hi[s], ref }'
-	echo "- Each verdict is per cell at 95 %, not corrected for the number of cells (the verdicts list says how many were made)."
+	c_cell_rows >"$cell_rows_file"
+	headline_md "$cell_rows_file" "$ref" "$aa" drop_pct "refills/1k starved/1k"
 	echo
 }
 
@@ -88,6 +86,7 @@ summary_c() {
 	echo "# Workload C: $(meta "$f" command)"
 	echo
 	c_headline
+	glossary_md "$(meta "$f" settings)"
 	echo "## Cells"
 	echo
 	echo "Means over the seeds; ratios to $ref paired by seed with 95 % Fieller intervals; the A/A arm's interval is the cell's noise floor."
@@ -115,9 +114,13 @@ summary_c() {
 		grep '^drop_pct ' <<<"$rows" | while IFS= read -r row; do words "$row" "ring $ring, ${rate}x capacity, stalls $regime" "$ref"; done >>"$verdicts_md"
 	done < <(c_cells)
 	[ "$plots" = 0 ] || c_plots "$means"
+}
+
+# run_md_C: the run's metadata and files, the summary's last section.
+run_md_C() {
 	echo "## Run"
 	echo
-	md_meta "$f"
+	md_meta "$dir/trials.csv"
 	echo
 	[ ! -f "$dir/costs.csv" ] || echo "Costs: [costs.csv](costs.csv) (one probed trial per cell and setting), costs/ (the probe's output)."
 	echo "Files: [trials.csv](trials.csv) (one row per trial), [verdicts.csv](verdicts.csv), [tables.txt](tables.txt), [capacity.txt](capacity.txt), stalls/ (the schedules), boots/ (the guests' logs)."
@@ -152,4 +155,10 @@ plot $cmd"
 			[ ! -f "$plot_dir/$png" ] || plots_md+=("![$png](plots/$png)")
 		done
 	done < <(c_cells | awk -F, '!seen[$1 "," $3]++ { print $1 "," $3 }')
+	for metric in drop_pct refills/1k starved/1k; do
+		local name=${metric%%/*}
+		forest_plot "$plot_dir/C-forest-$name.png" "$run: $metric, each setting against $(meta "$dir/trials.csv" reference) per cell (ring, rate, stalls)" \
+			"$metric" "$cell_rows_file"
+		[ ! -f "$plot_dir/C-forest-$name.png" ] || plots_md+=("![$metric against the reference](plots/C-forest-$name.png)")
+	done
 }

@@ -21,7 +21,7 @@ ptr_heatmaps() {
 		IFS=, read -r mode work cb <<<"$combo"
 		n=$((n + 1))
 		[ "$n" -le 8 ] || { plots_notes+=("Heat maps: the first 8 mode/work/batch combinations only."); break; }
-		local label kind
+		local label kind palette
 		rm -f "$plot_dir/heat.dat"
 		kind=$(grep -v '^#' "$sum" | awk -F, -v m="$mode" -v w="$work" -v c="$cb" -v out="$plot_dir/heat.dat" '
 			NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
@@ -33,11 +33,17 @@ ptr_heatmaps() {
 					printf "%s %s %.3f\n", p[2], p[1], rel ? v[x] / own[p[1]] : v[x] / 1e6 > out }
 				print rel ? "rel" : "abs" }')
 		[ -s "$plot_dir/heat.dat" ] || continue
-		label="million items/s"
-		[ "$kind" = abs ] || label='items/s relative to zeroing batch 0 (the header rule)'
-		plot "$plot_dir/ptr_ring-heat-$mode-w$work-c$cb.png" "set title 'ptr_ring (patched header), $mode, consumer work $work, consumer batch $cb: $label'
+		# absolute rates: a sequential palette; ratios: a diverging one,
+		# white at 1 and as far each way (blue slower, red faster)
+		label="million items/s" palette='set palette defined (0 "#f7fbff", 1 "#08306b")'
+		if [ "$kind" = rel ]; then
+			label='items/s relative to zeroing batch 0 (the header rule)'
+			palette="set palette defined (0 '#2166ac', 1 '#f7f7f7', 2 '#b2182b'); set cbrange $(awk '{ d = $3 > 1 ? $3 - 1 : 1 - $3; if (d > m) m = d }
+				END { m = m ? m * 1.05 : 0.05; printf "[%g:%g]", 1 - m, 1 + m }' "$plot_dir/heat.dat")"
+		fi
+		plot "$plot_dir/ptr_ring-heat-$mode-w$work-c$cb.png" "set title \"ptr_ring, patched header: $mode, consumer work $work, consumer batch $cb\\n$label\"
 set xlabel 'zeroing batch'; set ylabel 'ring size'; set logscale x 2; set logscale y 2
-set view map; set palette rgbformulae 33,13,10; set cblabel '$label'; set offsets graph 0.06, graph 0.06, graph 0.06, graph 0.06
+set view map; $palette; set cblabel '$label'; set offsets graph 0.06, graph 0.06, graph 0.06, graph 0.06
 plot '$plot_dir/heat.dat' using 1:2:3 with points pt 5 ps 3.5 palette notitle, '' using 1:2:(sprintf('%.2f', \$3)) with labels font ',7' notitle"
 		[ ! -f "$plot_dir/ptr_ring-heat-$mode-w$work-c$cb.png" ] ||
 			plots_md+=("![ptr_ring $mode work $work batch $cb](plots/ptr_ring-heat-$mode-w$work-c$cb.png)")

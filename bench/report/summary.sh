@@ -9,6 +9,8 @@ VRB_PROG="summary.sh"
 . "$(dirname "$0")/../../lib/functions.sh"
 # shellcheck source=lib/stats.sh
 . "$VRB_ROOT/lib/stats.sh"
+# shellcheck source=lib/cell-verdicts.sh
+. "$VRB_ROOT/lib/cell-verdicts.sh"
 # shellcheck source=bench/report/lib.sh
 . "$VRB_ROOT/bench/report/lib.sh"
 # shellcheck source=bench/report/part-a.sh
@@ -41,8 +43,10 @@ EOF
 # An error inside a process substitution (< <(...)) would not end the
 # script: die also leaves its message in a file that main checks at the end.
 errors_file=$(mktemp)
+# every cell's compare rows ("CELL<TAB>row"): the headline and forest plots
+cell_rows_file=$(mktemp)
 # nothing half-written left behind, whatever ends the script
-trap 'rm -f "$errors_file"; [ -z "${dir:-}" ] || rm -rf "$dir/summary.md.tmp" "$dir/plots.tmp"' EXIT
+trap 'rm -f "$errors_file" "$cell_rows_file"; [ -z "${dir:-}" ] || rm -rf "$dir/summary.md.tmp" "$dir/plots.tmp"' EXIT
 die() {
 	printf '%s: error: %s\n' "$VRB_PROG" "$*" >&2
 	echo "$*" >>"$errors_file"
@@ -85,6 +89,9 @@ workload_of() {
 main() {
 	local w tmp
 	w=$(workload_of "$dir")
+	# every plot says which run it shows
+	run_id=$(basename "$dir")
+	run_id=${run_id%.partial}
 	[ "$plots" = 0 ] || need_cmd gnuplot gnuplot-nox
 	stats_build	# make: rebuilt when bench/stats changed, not only when missing
 	verdicts_md=$(mktemp)
@@ -123,6 +130,8 @@ main() {
 		fi
 		for p in "${plots_md[@]}"; do echo "$p"; echo; done
 		for p in "${plots_notes[@]}"; do echo "$p"; echo; done
+		# the run's metadata last (A, B, C)
+		! declare -F "run_md_$w" >/dev/null || "run_md_$w"
 		echo "---"
 		echo "Made by \`bench/report/summary.sh\` from the run's CSV files (harness $(git -C "$VRB_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown))."
 	} >"$tmp"

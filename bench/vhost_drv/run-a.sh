@@ -17,6 +17,8 @@ export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$
 . "$VRB_ROOT/lib/workload.sh"
 # shellcheck source=lib/stats.sh
 . "$VRB_ROOT/lib/stats.sh"
+# shellcheck source=lib/cell-verdicts.sh
+. "$VRB_ROOT/lib/cell-verdicts.sh"
 
 settings="stock b1 b2 b4 b8 b16 b32 b64 b128 b256 z1b1 z1b64"
 txqlens="64 500 1000"
@@ -332,20 +334,16 @@ summary() {
 		}'
 }
 
-# verdicts: verdicts.csv: every setting against REF, a unit is a repeat (per
-# tx_queue_len): pktgen pps, drop %, and the mean vhost batch when measured.
-# shellcheck disable=SC2016 # awk expressions
+# verdicts: verdicts.csv: every setting against REF per tx_queue_len (the
+# metric named with it: "pktgen_pps q500"), a unit is a repeat: pktgen pps,
+# drop %, and the mean vhost batch when measured (a_cell_verdicts, which
+# the report uses too).
 verdicts() {
-	local u='"r" $repeat "-q" $txqlen'
+	local q
 	results_csv_open "$out/verdicts.csv" "$STATS_COLS" "${meta[@]}" "unit=repeat (per tx_queue_len)"
-	{
-		stats_units "$out/trials.csv" "$u" '$setting' '$pktgen_pps' | stats_compare pktgen_pps higher "$ref" "$aa"
-		stats_units "$out/trials.csv" "$u" '$setting' '$drop_pct' | stats_compare drop_pct lower "$ref" "$aa"
-		if [ "$(probe_name "${probe:-none}")" = vhost_batch ]; then
-			stats_units "$out/trials.csv" "$u" '$setting' '$mean_batch' '$mean_batch != ""' |
-				stats_compare mean_batch "" "$ref" "$aa"
-		fi
-	} >>"$out/verdicts.csv"
+	for q in $txqlens; do
+		a_cell_verdicts "$out/trials.csv" "$ref" "$aa" "$q" | cell_label "q$q"
+	done >>"$out/verdicts.csv"
 }
 
 # tables: tables.txt in the seeds' shapes, from summary.csv.

@@ -141,30 +141,14 @@ paired_boot() {
 		}' FS=, "$dir/intervals.csv" FS=' ' "$dir/guest.log" >>"$out/blocks.csv"
 }
 
-# paired_verdicts: verdicts.csv from blocks.csv, per ring and rate. The
-# settings of the reference's kernel: a unit is a pair of rounds (a round
-# and its reverse: ABBA, so a linear drift cancels). The other kernel's
-# settings ran in other boots: a unit is a boot (the mean of its blocks,
-# paired with the reference's boot of the same repeat), metric NAME:boots,
-# and its A/A interval is the A/A arm's, per boot too.
+# paired_verdicts: verdicts.csv from blocks.csv, per ring and rate (the
+# metric named with its cell): the reference's kernel by pairs of rounds,
+# the other kernel by boot (b_cell_verdicts, which the report uses too).
 paired_verdicts() {
-	local k m better value filter
-	k=$(setting_kernel "$ref")
-	local pair='"r" $repeat "p" int(($round + 1) / 2) "-" $rx_queue_size "-" $rate_pps'
-	local boot='"r" $repeat "-" $rx_queue_size "-" $rate_pps'
-	while IFS='|' read -r m better value filter; do
-		stats_units "$out/blocks.csv" "$pair" '$setting' "$value" "($filter) && \$kernel == \"$k\"" |
-			stats_unit_means | stats_compare "$m" "$better" "$ref" "$aa"
-		stats_units "$out/blocks.csv" "$boot" '$setting' "$value" "$filter" |
-			stats_unit_means | stats_compare "$m:boots" "$better" "$ref" "$aa" |
-			while IFS= read -r row; do
-				[ "$(setting_kernel "$(cut -d, -f2 <<<"$row")")" = "$k" ] || echo "$row"
-			done
-	done <<'EOF2' >>"$out/verdicts.csv"
-drop_pct|lower|$drop_pct|$drop_pct != ""
-refills_per_1000||div(1000 * $refills, $guest_rx)|$kernel == "patched"
-starved_polls_per_1000||div(1000 * $starved_polls, $guest_rx)|$kernel == "patched"
-EOF2
+	local ring rate
+	while read -r ring rate; do
+		b_cell_verdicts "$out/blocks.csv" "$ref" "$aa" "$ring" "$rate" | cell_label "r$ring $rate"
+	done < <(b_cells "$out/blocks.csv") >>"$out/verdicts.csv"
 }
 
 # paired_tables: tables.txt: per setting, the blocks' sums; then the verdicts.

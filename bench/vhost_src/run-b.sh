@@ -18,6 +18,8 @@ export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$
 . "$VRB_ROOT/lib/workload.sh"
 # shellcheck source=lib/stats.sh
 . "$VRB_ROOT/lib/stats.sh"
+# shellcheck source=lib/cell-verdicts.sh
+. "$VRB_ROOT/lib/cell-verdicts.sh"
 # shellcheck source=bench/vhost_src/paired.sh
 . "$VRB_ROOT/bench/vhost_src/paired.sh"
 
@@ -506,19 +508,14 @@ tables() {
 	} >"$out/tables.txt"
 }
 
-# boots_verdicts: verdicts.csv for the boots design (a unit is a repeat,
-# per ring and rate).
-# shellcheck disable=SC2016 # awk expressions
+# boots_verdicts: verdicts.csv for the boots design: per ring and rate
+# (the metric named with its cell), a unit is a repeat (b_cell_verdicts,
+# which the report uses too).
 boots_verdicts() {
-	local u='"r" $repeat "-" $rx_queue_size "-" $rate_pps'
-	{
-		stats_units "$out/trials.csv" "$u" '$setting' '$drop_pct' |
-			stats_compare drop_pct lower "$ref" "$aa"
-		stats_units "$out/trials.csv" "$u" '$setting' 'div(1000 * $refills, $guest_rx_packets)' '$kernel == "patched"' |
-			stats_compare refills_per_1000 "" "$ref" "$aa"
-		stats_units "$out/trials.csv" "$u" '$setting' 'div(1000 * $starved_polls, $guest_rx_packets)' '$kernel == "patched"' |
-			stats_compare starved_polls_per_1000 "" "$ref" "$aa"
-	} >>"$out/verdicts.csv"
+	local ring rate
+	while read -r ring rate; do
+		b_cell_verdicts "$out/trials.csv" "$ref" "$aa" "$ring" "$rate" | cell_label "r$ring $rate"
+	done < <(b_cells "$out/trials.csv") >>"$out/verdicts.csv"
 }
 
 # boots_main: the boots design: one boot per trial; then the searches.

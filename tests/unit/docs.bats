@@ -101,3 +101,22 @@ doc_files() {
 		grep -q "^make $t " <<<"$output" || { echo "make help: no $t"; return 1; }
 	done
 }
+
+@test "docs/benchmarks.md's settings table names every setting a recorded run or a profile uses (the summaries' glossary)" {
+	. "$VRB_ROOT/bench/report/lib.sh"
+	local s n=0
+	for s in $( { sed -n 's/^# settings: //p' "$VRB_ROOT"/results/*/trials.csv "$VRB_ROOT"/results/*/blocks.csv
+		grep -o -- '--settings [^-]*' "$VRB_ROOT/bench/profiles.sh" | sed 's/^--settings //; s/[\\"]//g'; } | tr ' ' '\n' | sort -u); do
+		glossary_row "${s%_aa}" >/dev/null || { echo "no glossary row for $s"; false; }
+		n=$((n + 1))
+	done
+	[ "$n" -ge 20 ]
+	# and a code it does not know is refused, not guessed
+	run glossary_row z1
+	[ "$status" -eq 1 ] && [ -z "$output" ]
+	run glossary_row mn
+	[ "$status" -eq 1 ]
+	run glossary_row autox
+	[ "$status" -eq 1 ]
+	[ "$(glossary_row mn16 | cut -d'|' -f2)" = " \`mnN\` " ]
+}

@@ -62,6 +62,13 @@ is_png() {
 	grep -q '!\[pps by rx batch\](plots/a-pps-vs-rx_batch.png)' "$md"
 	is_png "$d/plots/a-pps-vs-rx_batch.png"
 	[[ "$(cat "$md")" == *"No zeroing-batch plot: the run has no zZbN setting."* ]]
+	# the headline: design, noise floor per metric, the verdicts that hold
+	sed -n '/^## Headline$/,/^## /p' "$md" >"$BATS_TEST_TMPDIR/head"
+	grep -q '^- Design: settings stock b1 b64 b64_aa, reference b64, A/A arm b64_aa; 5 repeats per tx_queue_len (500), .* The verdicts are per tx_queue_len (the run has no verdicts.csv)\.$' "$BATS_TEST_TMPDIR/head"
+	grep -q '^- b1 sends (pktgen pps) 0.9858x b64.s \[0.9842, 0.9874\] at tx_queue_len 500: worse\.$' "$BATS_TEST_TMPDIR/head"
+	grep -q '^- 1 of 2 comparisons of pktgen_pps have a verdict ' "$BATS_TEST_TMPDIR/head"
+	[ "$(grep -c '^- Noise floor (' "$BATS_TEST_TMPDIR/head")" -eq 2 ]
+	for m in pktgen_pps drop_pct; do is_png "$d/plots/a-forest-$m.png"; done
 	# nothing else written, nothing half-written left
 	[ "$(ls "$d")" = "$(printf '%s\n' plots summary.md trials.csv)" ]
 }
@@ -133,12 +140,67 @@ is_png() {
 	exp=$(grep -v '^#' "$d/blocks.csv" | awk -F, '$5 == "legacy" { o += $10; x += $12 } END { printf "| legacy | 24 | %d | %d |", o, x }')
 	grep -qF "$exp" "$md"
 	grep -q '^\*\*A/A\*\* (auto_aa against auto, the noise floor): drop_pct ratio .*A/A: no difference (the noise floor)\.$' "$md"
-	grep -q '^| legacy | .* | 6.19 | 0.3553 \[[0-9.]*, [0-9.]*\] lower | 0.719 | 2.3779 \[[0-9.]*, [0-9.]*\] higher |$' "$md"
+	# to the precision the interval allows: 2 digits of its width
+	grep -q '^| legacy | .* | 6.19 | 0.355 \[0.344, 0.367\] lower | 0.719 | 2.38 \[1.95, 3.24\] higher |$' "$md"
 	# stock by boot: 3 units (t quantile 4.30): its 0.74 is not told apart
-	grep -q '^| stock | 24 | .* | 0.7441 \[[0-9.]*, [0-9.]*\] | no difference detected | - | ' "$md"
-	grep -q '^- ring 256, 100000 pps: legacy refills 0.3553 x as much as auto' "$md"
+	grep -q '^| stock | 24 | .* | 0.74 \[0.58, 1.26\] | no difference detected | - | ' "$md"
+	grep -q '^- ring 256, 100000 pps: legacy refills 0.355 x as much as auto (95 % CI 0.344-0.367): lower\.$' "$md"
 	grep -q 'No zero-loss search in this run (paired design' "$md"
-	is_png "$d/plots/b-drops-ring256.png"
+	# the headline: design, noise floor, the mechanism (one cell: one number)
+	sed -n '/^## Headline$/,/^## /p' "$md" | grep -q '^- Design: paired; settings .*, reference auto, A/A arm auto_aa; .*rings 256; rates 100000 pps; '
+	grep -q '^- Noise floor (drop_pct): the A/A arm.s 95 % interval spans at most [0-9.]* % (widest cell); it excluded 1 (a difference where there is none) in 0 of 1 cells\.$' "$md"
+	grep -q '^- Mechanism: legacy refills 0.355x as often per frame as auto over the cells\.$' "$md"
+	grep -q '^- No setting.s drop_pct differs from auto.s beyond its interval in any cell\.$' "$md"
+	# the glossary has every setting, the metadata comes last
+	for s in $(meta "$d/blocks.csv" settings); do grep -q "^| \`$s\` | " "$md"; done
+	[ "$(grep '^## ' "$md" | tail -n 1)" = '## Run' ]
+	for m in drop refills starved; do is_png "$d/plots/b-$m-ring256.png"; done
+	for m in drop_pct refills_per_1000 starved_polls_per_1000; do is_png "$d/plots/b-forest-$m.png"; done
+	# the forest plot's points are the table's ratios, its bands the cell's A/A interval
+	awk -F'\t' '$8 == "r256 100000 pps: legacy" { print $2, $3, $4, $5, $6 }' "$d/plots/b-forest-refills_per_1000.dat" >"$d/got"
+	. "$VRB_ROOT/lib/stats.sh"; . "$VRB_ROOT/lib/cell-verdicts.sh"
+	b_cell_verdicts "$d/blocks.csv" auto auto_aa 256 100000 | awk -F, '$1 == "refills_per_1000" && $2 == "legacy" { print $6, $7, $8, $10, $11 }' >"$d/want"
+	[ -s "$d/want" ]
+	diff "$d/want" "$d/got"
+}
+
+@test "workload B: the run's verdicts.csv holds the summary's verdicts, per cell; a pooled one from an older run is replaced" {
+	local d ring rate n row
+	d=$(run_dir vb "$FIX"/model/b/blocks.csv)
+	# what run-b.sh writes at the end of a paired run
+	# shellcheck source=/dev/null
+	. "$VRB_ROOT/lib/stats.sh"
+	# shellcheck source=/dev/null
+	. "$VRB_ROOT/lib/cell-verdicts.sh"
+	# shellcheck source=/dev/null
+	. "$VRB_ROOT/bench/vhost_src/paired.sh"
+	stats_build
+	out=$d ref=auto aa=auto_aa
+	# shellcheck disable=SC2031 # STATS_COLS: lib/stats.sh's, sourced above
+	echo "$STATS_COLS" >"$d/verdicts.csv"
+	paired_verdicts
+	# every cell of the run, each metric named with its cell
+	[ "$(grep -v '^#' "$d/verdicts.csv" | tail -n +2 | cut -d, -f1 | cut -d' ' -f2- | sort -u | wc -l)" -eq 6 ]
+	[ "$(grep -v '^#' "$d/verdicts.csv" | tail -n +2 | grep -cv '^[a-z_0-9:]* r[0-9]* [0-9]*,')" -eq 0 ]
+	run "$SUM" --no-plots "$d"
+	[ "$status" -eq 0 ]
+	grep -q 'The verdicts are per cell; the run.s verdicts.csv holds the same rows\.' "$d/summary.md"
+	# each cell's legacy drop row in the summary's table is the file's
+	# shellcheck source=/dev/null
+	. "$VRB_ROOT/bench/report/lib.sh"
+	n=0
+	while read -r ring rate; do
+		row=$(grep "^drop_pct r$ring $rate,legacy," "$d/verdicts.csv")
+		awk -v h="### ring $ring, $rate pps" 'index($0, h) == 1 { on = 1; next } /^###? / { on = 0 } on' "$d/summary.md" |
+			grep -F "| legacy | " | grep -qF "| $(ratio_cell "$row") | $(cut -d, -f12 <<<"$row") |"
+		n=$((n + 1))
+	done < <(grep -v '^#' "$d/verdicts.csv" | awk -F, '$1 ~ /^drop_pct / && $2 == "legacy" { split($1, c, " "); print substr(c[2], 2), c[3] }')
+	[ "$n" -eq 6 ]
+	# a verdicts.csv that pools the cells (runs before this layer): replaced, and said so
+	sed -i 's/^\([a-z_0-9:]*\) r[0-9]* [0-9]*,/\1,/' "$d/verdicts.csv"
+	run "$SUM" --no-plots "$d"
+	[ "$status" -eq 0 ]
+	grep -q 'This run.s verdicts.csv was written before the runs kept their verdicts per cell: it pools the cells and is replaced by these\.' "$d/summary.md"
 }
 
 @test "workload B, six cells of one boot: a cell with 2 units has no interval and says so" {
@@ -185,6 +247,16 @@ is_png() {
 	[ "$status" -eq 0 ]
 	grep -q '^| setting | drop % | .* | generator ns / frame |$' "$md"
 	[ "$(grep -c 'probed\|^Costs: \|^The last column is from' "$md")" -eq 0 ]
+	# the forest plots: every compared row of verdicts.csv, at its own ratio
+	run "$SUM" "$d"
+	[ "$status" -eq 0 ]
+	for m in drop_pct refills starved; do is_png "$d/plots/C-forest-$m.png"; done
+	grep -v '^#' "$d/verdicts.csv" | awk -F, '$1 ~ /^drop_pct / && $6 != "" && $12 != "reference" {
+		sub(/^drop_pct /, "", $1); printf "%s: %s %s\n", $1, $2, $6 }' | sort >"$d/want"
+	awk -F'\t' '{ sub(/: /, ": ", $8); split($8, p, ": "); printf "%s: %s %s\n", p[1], p[2], $2 }' "$d/plots/C-forest-drop_pct.dat" | sort >"$d/got"
+	[ -s "$d/want" ]
+	diff "$d/want" "$d/got"
+	grep -q '^!\[drop_pct against the reference\](plots/C-forest-drop_pct.png)$' "$md"
 }
 
 @test "workload C: the design line says which frames drop % counts (all, or a window after a warm-up, lengthened per unit)" {
@@ -215,7 +287,7 @@ is_png() {
 	[ "$output" = "- ring 256: legacy vs the reference, drop_pct: no difference detected $why (ratio 2.0000)." ]
 	# with an interval, as before
 	run words "drop_pct,legacy,6,12,10,1.2000,1.1000,1.3000,10.00,,,worse" "ring 256"
-	[ "$output" = "- ring 256: legacy drops 1.2000 x as much as the reference (95 % CI 1.1000-1.3000): worse." ]
+	[ "$output" = "- ring 256: legacy drops 1.20 x as much as the reference (95 % CI 1.10-1.30): worse." ]
 	# C's headline
 	local d
 	d=$(run_dir cn "$FIX/c/trials.csv" "$FIX/c/verdicts.csv")
@@ -323,7 +395,9 @@ is_png() {
 	# undefined comparisons are in the table, not in the words
 	[ "$(grep -c '^- .*undefined' "$md")" -eq 0 ]
 	is_png "$d/plots/b-zero-loss.png"
-	is_png "$d/plots/b-drops-ring256.png"
+	is_png "$d/plots/b-drop-ring256.png"
+	# the zero-loss bars: the A/A copy next to its setting, with the first failing rate
+	[ "$(awk 'NR > 1 { printf "%s ", $1 }' "$d/plots/b-zero-loss.dat")" = "auto auto_aa legacy " ]
 }
 
 @test "ptr_ring with raw.csv: patched against stock per point, paired by repeat, with intervals" {
@@ -335,9 +409,9 @@ is_png() {
 	# a run from before the sweep had an A/A arm: said so, "-" in its columns
 	grep -q '^No A/A arm in this run' "$md"
 	[ "$(grep -c '^| drop | 0 | [0-9]* | 1 | 3 | [0-9.]* \(\[[0-9.]*, [0-9.]*\] \)\?| - | ' "$md")" -eq 3 ]
-	grep -q '^| drop | 0 | 64 | 1 | 3 | 1.0395 \[1.0209, 1.0578\] | - | better | ' "$md"
+	grep -q '^| drop | 0 | 64 | 1 | 3 | 1.040 \[1.021, 1.058\] | - | better | ' "$md"
 	# 3 repeats whose stock items/s spread too much to bound a ratio: no
 	# interval, said why, and the t test of the differences decides
 	grep -q "^| drop | 0 | 16 | 1 | 3 | 1.3156 | - | no difference detected (no interval: the reference varies too much across its units to bound the ratio; the t test of arm - reference) | " "$md"
-	grep -q '^- ptr_ring drop, work 0, size 64, cbatch 1: patched moves items (items/s) 1.0395 x as much as stock' "$md"
+	grep -q '^- ptr_ring drop, work 0, size 64, cbatch 1: patched moves items (items/s) 1.040 x as much as stock' "$md"
 }

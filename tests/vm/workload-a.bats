@@ -53,6 +53,7 @@ setup() {
 	grep -q '^Seed 000 table, tx_queue_len 64' "$BATS_TEST_TMPDIR/a/tables.txt"
 	grep -q 'before (z1b1)' "$BATS_TEST_TMPDIR/a/tables.txt"
 	# one repeat: the verdicts say there is too little to compare
-	rows "$BATS_TEST_TMPDIR/a/verdicts.csv" | grep -q '^pktgen_pps,stock_aa,1,.*undefined: fewer than 3 paired units$'
-	rows "$BATS_TEST_TMPDIR/a/verdicts.csv" | grep -q '^mean_batch,b8,1,'
+	# (per tx_queue_len, each metric named with it)
+	rows "$BATS_TEST_TMPDIR/a/verdicts.csv" | grep -q '^pktgen_pps q64,stock_aa,1,.*undefined: fewer than 3 paired units$'
+	rows "$BATS_TEST_TMPDIR/a/verdicts.csv" | grep -q '^mean_batch q64,b8,1,'
 }
