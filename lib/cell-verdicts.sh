@@ -28,7 +28,7 @@ a_cell_verdicts() {
 	local csv=$1 ref=$2 aa=$3 f="\$txqlen == $4"
 	cell_verdict_rows "$csv" '"r" $repeat' '$pktgen_pps' "$f" pktgen_pps higher "$ref" "$aa"
 	cell_verdict_rows "$csv" '"r" $repeat' '$drop_pct' "$f" drop_pct lower "$ref" "$aa"
-	grep -m 1 -v '^#' "$csv" | tr ',' '\n' | grep -qx mean_batch || return 0
+	grep -m 1 -v '^#' "$csv" | tr ',' '\n' | grep -x mean_batch >/dev/null || return 0
 	cell_verdict_rows "$csv" '"r" $repeat' '$mean_batch' "($f) && \$mean_batch != \"\"" mean_batch "" "$ref" "$aa"
 }
 
@@ -42,7 +42,8 @@ b_cell_verdicts() {
 	local m better value filter k others gr='$guest_rx_packets'
 	if [ "$(basename "$csv")" = blocks.csv ]; then
 		gr='$guest_rx'
-		k=$(stats_units "$csv" '$setting' '$kernel' 1 | awk -F, -v s="$ref" '$1 == s { print $2; exit }')
+		# (awk reads to the end: an early exit would break the pipe)
+		k=$(stats_units "$csv" '$setting' '$kernel' 1 | awk -F, -v s="$ref" '$1 == s && k == "" { k = $2 } END { print k }')
 		others=$(stats_units "$csv" '$setting' '$kernel' 1 | awk -F, -v k="$k" '$2 != k { print $1 }' | sort -u)
 	fi
 	while IFS='|' read -r m better value filter _; do
