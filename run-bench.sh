@@ -48,7 +48,7 @@ Usage: ./run-bench.sh [options] [WORKLOAD...] [-- WORKLOAD-OPTIONS]
 Installs the packages it needs (as root; scripts/install-deps.sh), builds
 the stock and patched guest kernels (incrementally), then runs each
 WORKLOAD on both, interleaved, and writes CSV files with their metadata to
-results/<date>-<workload>/, with a summary.md (the tables in the seeds'
+results/<date>-<workload>-<base>[-<profile>-step<N>]/, with a summary.md (the tables in the seeds'
 shapes, every setting against the reference with its 95 % interval and
 verdict, the A/A noise floor, the verdicts in words) and its plots.
 
@@ -358,7 +358,8 @@ run_step() {
 		;;
 	*)
 		# shellcheck disable=SC2046 # probe_args: options, no spaces
-		stage "workload $w" workload_script "$w" $(probe_args "$w") "${args[@]}"
+		VRB_RESULT_STEP=$profile-step${step_nos[$((i - 1))]} \
+			stage "workload $w" workload_script "$w" $(probe_args "$w") "${args[@]}"
 		;;
 	esac
 }

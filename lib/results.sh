@@ -1,6 +1,8 @@
 # shellcheck shell=bash
 # The result schema, in one place. Every run writes a directory
-#   results/<UTC date>-<workload>/
+#   results/<UTC date>-<workload>-<base>[-<profile>-step<N>]/
+# (e.g. 20261205T041200Z-C-6.1-full-step14: a profile's step says which;
+# runs before 2026-12-05 are named <UTC date>-<workload> alone)
 # holding meta.txt and CSV files; each CSV starts with the same metadata as
 # "# key: value" comment lines, then one header row, then data rows.
 
@@ -20,10 +22,12 @@ results_check_space() {
 
 # results_new_dir WORKLOAD: create a new result dir, under its temporary
 # name, and print that (never one that exists, complete or partial: a run
-# does not write into another run's results).
+# does not write into another run's results). Its name says the workload,
+# the kernel base and, in a profile (VRB_RESULT_STEP, set by run-bench.sh),
+# the step.
 results_new_dir() {
 	local base dir n=1
-	base=$VRB_RESULTS/$(date -u +%Y%m%dT%H%M%SZ)-$1
+	base=$VRB_RESULTS/$(date -u +%Y%m%dT%H%M%SZ)-$1-$VRB_BASE${VRB_RESULT_STEP:+-$VRB_RESULT_STEP}
 	dir=$base
 	mkdir -p "$VRB_RESULTS" || die "cannot make the results dir $VRB_RESULTS"
 	results_check_space "$VRB_RESULTS"

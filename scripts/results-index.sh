@@ -89,7 +89,10 @@ EOF
 		[ ! -f "$d/summary.md" ] || link="[$name]($name/summary.md)"
 		date=$(meta "$csv" date)
 		date=${date%:*Z}
+		# <date>-<workload>[-<base>[-<profile>-step<N>]], the workload
+		# itself perhaps with a dash (model-c) but no digit after it
 		wl=${name#*Z-}
+		wl=${wl%%-[0-9]*}
 		src=$(meta "$csv" kernel_source)
 		base=$(sed -n 's/^linux-source-\([0-9.]*\) .*/\1/p' <<<"$src")
 		step=$(step_of "$(meta "$csv" command)")

@@ -46,7 +46,7 @@ binaries); the three go in an order balanced over every six repeats.
   --repeats N       runs of each point per header (default: $repeats)
   --items N         items per run (default: $items)
   --no-aa           no A/A arm (a third fewer runs)
-  --out DIR         result dir (default: a new results/<date>-ptr_ring)
+  --out DIR         result dir (default: a new results/<date>-ptr_ring-<base>)
   --check-args      check the options and exit (run-bench.sh does, before
                     building anything)
   -h, --help        this text

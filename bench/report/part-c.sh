@@ -149,7 +149,7 @@ c_plots() {
 			[ -n "$cmd" ] || continue
 			local png="C-$metric-r$ring-${regime//:/_}.png"
 			plot "$plot_dir/$png" "set title '$run: ring $ring, stalls $regime: $label'
-set xlabel 'offered rate, fraction of capacity'; set ylabel '$label'; set yrange [0:*]
+set xlabel 'offered rate, fraction of capacity'; set ylabel '$label'; set yrange [0:*]; set offsets graph 0.05, graph 0.05, graph 0.05, 0
 plot $cmd"
 			rm -f "$plot_dir"/c-*.dat
 			[ ! -f "$plot_dir/$png" ] || plots_md+=("![$png](plots/$png)")

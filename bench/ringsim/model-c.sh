@@ -57,7 +57,7 @@ and the run give reason to doubt; also at the end of tables.txt).
   --from DIR         a workload C result dir with costs/ (run-c.sh without --no-costs)
   --tolerance PCT    a cell's model is off when its drop % is outside
                      +-PCT % of the counted one (default: $tolerance)
-  --out DIR          result dir (default: a new results/<date>-model-c)
+  --out DIR          result dir (default: a new results/<date>-model-c-<base>)
   --check-args       check the options and exit
   -h, --help         this text
 EOF

@@ -76,7 +76,7 @@ at the measured rate with lengths drawn from the measured histogram
   --project-rings LIST (default: "$p_rings")
   --project-rules LIST (default: "$p_rules")
   --project-ms MS      model time per projection run (default: $p_ms)
-  --out DIR            result dir (default: a new results/<date>-model)
+  --out DIR            result dir (default: a new results/<date>-model-<base>)
   --check-args         check the options and exit
   -h, --help           this text
 

@@ -136,7 +136,7 @@ each also NAME_aa.
   --cost-probe P     rx_costs or rx_costs.bt (default: the base's: $(default_probe rx_costs))
   --no-costs         no probed trials (no costs.csv)
   --allow-busy-host  run even when the host is busy (recorded)
-  --out DIR          result dir (default: a new results/<date>-C)
+  --out DIR          result dir (default: a new results/<date>-C-<base>)
   --check-args       check the options and exit
   -h, --help         this text
 

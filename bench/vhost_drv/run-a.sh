@@ -109,7 +109,7 @@ Settings:
                      around every trial; its output goes to
                      probes/REPEAT-SETTING-TXQLEN-NAME.txt and, summaries
                      with the trial named, to probe-NAME.txt
-  --out DIR          result dir (default: a new results/<date>-A)
+  --out DIR          result dir (default: a new results/<date>-A-<base>)
   --check-args       check the options and exit (run-bench.sh does, before
                      building anything)
   -h, --help         this text

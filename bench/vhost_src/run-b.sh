@@ -147,7 +147,7 @@ Settings (kernel and virtio_net knobs):
                      in every trial's guest; its output goes to
                      trials/ID/probe-NAME.txt and, summaries with the trial
                      named, to probe-NAME.txt
-  --out DIR          result dir (default: a new results/<date>-B)
+  --out DIR          result dir (default: a new results/<date>-B-<base>)
   --check-args       check the options and exit (run-bench.sh does, before
                      building anything)
   -h, --help         this text

@@ -54,7 +54,7 @@ setup() {
 @test "result dirs are new for every run, named by date and workload, written as DIR.partial and renamed whole when done" {
 	d1=$(results_new_dir boot)
 	d2=$(results_new_dir boot)
-	[[ "$d1" == "$VRB_RESULTS"/20*Z-boot*.partial ]]
+	[[ "$d1" == "$VRB_RESULTS"/20*Z-boot-"$VRB_BASE".partial ]]
 	[ -d "$d1" ] && [ -d "$d2" ]
 	[ "$d1" != "$d2" ]
 	echo x >"$d1/a.csv"
@@ -67,6 +67,9 @@ setup() {
 	run results_finish "$f1"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"is not a partial result dir"* ]]
+	# a profile's step is in the name
+	d4=$(VRB_RESULT_STEP=quick-step3 results_new_dir C)
+	[[ "$d4" == "$VRB_RESULTS"/20*Z-C-"$VRB_BASE"-quick-step3.partial ]]
 }
 
 @test "--out dirs: a new or empty one is claimed as DIR.partial; one with files, or a left-over DIR.partial, is refused" {

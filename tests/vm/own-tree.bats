@@ -121,7 +121,7 @@ setup() {
 
 @test "workload B on the tree's kernel: its release in the results, the ring dry in the flood and not at 1000 pps" {
 	local r out
-	r=$(find "$BATS_FILE_TMPDIR/results" -mindepth 1 -maxdepth 1 -type d -name '*-B')
+	r=$(find "$BATS_FILE_TMPDIR/results" -mindepth 1 -maxdepth 1 -type d -name '*-B-*')
 	[ -n "$r" ]
 	[ "$(wc -l <<<"$r")" -eq 1 ]
 	grep -qx "# kernel_version: $(cat "$tree/include/config/kernel.release")" "$r/trials.csv"

@@ -50,7 +50,7 @@ boot_check() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"accelerator: "* ]]
-	csv=$(echo "$BATS_TEST_TMPDIR"/results/*-boot/boot.csv)
+	csv=$(echo "$BATS_TEST_TMPDIR"/results/*-boot-*/boot.csv)
 	[ -f "$csv" ]
 	grep -q "^# accel: " "$csv"
 	grep -q "^# command: .*run-bench.sh --results" "$csv"
