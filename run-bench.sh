@@ -353,7 +353,7 @@ run_step() {
 	case $w in
 	boot)
 		[ "${args[0]:-}" != --repeats ] || repeats=${args[1]}
-		stage "workload boot" workload_boot
+		VRB_RESULT_STEP=$profile-step${step_nos[$((i - 1))]} stage "workload boot" workload_boot
 		repeats=''
 		;;
 	*)

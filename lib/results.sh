@@ -34,7 +34,7 @@ results_new_dir() {
 	until [ ! -e "$dir" ] && mkdir "$dir.partial" 2>/dev/null; do
 		n=$((n + 1))
 		[ "$n" -le 100 ] || die "cannot make a result dir under $VRB_RESULTS"
-		dir=$base.$n
+		dir=${base}_$n
 	done
 	echo "$dir.partial"
 }

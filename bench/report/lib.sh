@@ -10,19 +10,23 @@ meta() {
 	sed -n "s/^# $2: //p" "$1" | head -n 1
 }
 
-# verdicts_note CELL: what the run's verdicts.csv is to this report's
-# verdicts (per CELL, e.g. "tx_queue_len"): the same rows, or, in a run
-# written before the run scripts kept verdicts per cell, a pooled set
-# these replace (a run has one set of verdicts).
+# verdicts_note CELL LABEL: what the run's verdicts.csv is to this
+# report's verdicts (per CELL, e.g. "tx_queue_len"): the same rows, or a
+# set an older layer wrote (pooled over the cells, or other intervals)
+# that these replace; a run has one set of verdicts. LABEL: a sed
+# expression that turns a cell of cell_rows_file into the cell verdicts.csv
+# names in its metric ("tx_queue_len 500" -> "q500").
 verdicts_note() {
-	# shellcheck disable=SC2154 # dir: set by summary.sh
-	local v=$dir/verdicts.csv
+	# shellcheck disable=SC2154 # dir, cell_rows_file: set by summary.sh
+	local v=$dir/verdicts.csv rows=$cell_rows_file
 	if [ ! -f "$v" ]; then
 		echo "The verdicts are per $1 (the run has no verdicts.csv)."
-	elif grep -v '^#' "$v" | awk -F, 'NR > 1 && $1 !~ / / { pooled = 1 } END { exit !pooled }'; then
-		echo "The verdicts are per $1. This run's verdicts.csv was written before the runs kept their verdicts per $1: it pools the ${1}s and is replaced by these."
-	else
+	elif diff -q <(grep -v '^#' "$v" | tail -n +2 | sort) \
+		<(awk -F'\t' '{ i = index($2, ","); print substr($2, 1, i - 1) " " $1 substr($2, i) }' \
+			<(sed "$2" "$rows") | sort) >/dev/null; then
 		echo "The verdicts are per $1; the run's verdicts.csv holds the same rows."
+	else
+		echo "The verdicts are per $1. This run's verdicts.csv was written by an older layer (pooled over the ${1}s, or other intervals): these replace it."
 	fi
 }
 
@@ -62,13 +66,17 @@ mean_ci() {
 # REPORT_AWK_PREC: awk functions that print a ratio and its interval to
 # the precision the interval allows, as perf stat -r does: two digits of
 # the interval's width (at least 2 decimals, at most compare's 4; 4 for
-# an interval of no width).
+# an interval of no width), more where a bound that excludes 1 would
+# otherwise print as 1.
 # shellcheck disable=SC2034 # used in the awk programs below
 REPORT_AWK_PREC='
 function ci_digits(lo, hi,   w, x, f) {
 	w = hi - lo; if (w <= 0) return 4
 	x = -log(w) / log(10); f = int(x); if (f > x) f--
-	f += 2; return f < 2 ? 2 : f > 4 ? 4 : f }
+	f += 2; f = f < 2 ? 2 : f > 4 ? 4 : f
+	# a bound that excludes 1 never prints as 1
+	while (f < 4 && ((lo > 1 && sprintf("%." f "f", lo) + 0 <= 1) || (hi < 1 && sprintf("%." f "f", hi) + 0 >= 1))) f++
+	return f }
 function ci_fmt(r, lo, hi,   d) { d = ci_digits(lo, hi); return sprintf("%." d "f [%." d "f, %." d "f]", r, lo, hi) }
 function ci_num(x, lo, hi) { return sprintf("%." ci_digits(lo, hi) "f", x) }
 '
@@ -176,20 +184,21 @@ forest_add() {
 # apart; so are rows whose units are identical: no verdict). The plotted
 # numbers stay beside the PNG (NAME.dat).
 forest_plot() {
-	local png=$1 title=$2 metric=$3 file=$4 dat n h ytics xr
+	local png=$1 title=$2 metric=$3 file=$4 dat n h ytics xr xt xmin
 	dat=${png%.png}.dat
 	[ -s "$file" ] || return 0
-	awk -F'\t' -v m="$metric" '{ split($2, f, ",")
+	awk -F'\t' -v m="$metric" '{ split($2, f, ","); sub(/:boots$/, "", f[1])
 			if (f[1] != m || f[12] == "reference" || f[6] == "") next
 			lo = f[7] == "" ? f[6] : f[7]; hi = f[8] == "" ? f[6] : f[8]
 			if (f[12] ~ /^A\/A/) cls = 4
-			else if (f[7] != "" && f[7] == f[8]) cls = 6
 			else if (f[12] ~ /not trusted/) cls = 5
+			else if (f[7] != "" && f[7] == f[8] && f[12] !~ /^(better|worse|higher|lower)/) cls = 6
 			else if (f[7] != "" && lo > 1) cls = 1
 			else if (f[7] != "" && hi < 1) cls = 2
 			else cls = 3
-			printf "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%s: %s\n", ++n, f[6], lo, hi,
-				f[10] == "" ? "NaN" : f[10], f[11] == "" ? "NaN" : f[11], cls, $1, f[2] }' "$file" >"$dat"
+			# a log axis has no 0: such a point sits at its left edge, said in the label
+			printf "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%s: %s%s\n", ++n, f[6], lo, hi,
+				f[10] == "" ? "NaN" : f[10], f[11] == "" ? "NaN" : f[11], cls, $1, f[2], f[6] + 0 == 0 ? " (ratio 0)" : "" }' "$file" >"$dat"
 	n=$(wc -l <"$dat")
 	[ "$n" -gt 0 ] || { rm -f "$dat"; return 0; }
 	h=$((150 + 18 * n))
@@ -197,12 +206,12 @@ forest_plot() {
 	ytics=$(awk -F'\t' '{ gsub(/"/, "", $8); printf "%s\"%s\" %d", (NR > 1 ? ", " : ""), $8, $1 }' "$dat")
 	# the x range holds every interval, every A/A band and 1
 	# and tics a log axis labels: fine ones near 1 on a narrow axis
-	read -r xr xt < <(awk -F'\t' 'BEGIN { lo = 1; hi = 1 }
+	read -r xr xt xmin < <(awk -F'\t' 'BEGIN { lo = 1; hi = 1 }
 		{ for (i = 2; i <= 6; i++) if ($i != "NaN" && $i > 0) { if ($i < lo) lo = $i; if ($i > hi) hi = $i } }
 		END { lo /= 1.08; hi *= 1.08
 			t = hi / lo < 3 ? "0.5 0.6 0.7 0.8 0.9 0.95 1 1.05 1.1 1.2 1.3 1.5 1.7 2" : "0.001 0.01 0.1 0.2 0.5 1 2 5 10 100 1000"
 			n = split(t, a, " "); for (i = 1; i <= n; i++) if (a[i] >= lo && a[i] <= hi) tics = tics (tics == "" ? "" : ",") a[i]
-			printf "[%g:%g] (%s)\n", lo, hi, tics }' "$dat")
+			printf "[%g:%g] (%s) %g\n", lo, hi, tics, lo * 1.01 }' "$dat")
 	PLOT_SIZE="1150,$h" plot "$png" "set title '$title'
 set datafile separator '\t'
 set logscale x; set xrange $xr; set xtics $xt; set yrange [$n + 0.7:0.3]
@@ -211,8 +220,9 @@ set xlabel 'ratio to the reference (log scale), 95 % interval; grey: the A/A int
 set arrow from 1, graph 0 to 1, graph 1 nohead lc rgb 'black' lw 1.5
 set style fill transparent solid 0.35 noborder
 set key outside right top
-plot '$dat' using ((\$5 + \$6) / 2):1:5:6:(\$1 - 0.4):(\$1 + 0.4) with boxxyerror fc rgb 'grey70' title 'A/A interval', \\
-	'$dat' using 2:1:3:4:(\$7 == 1 ? 0xb2182b : \$7 == 2 ? 0x2166ac : \$7 == 4 ? 0x7f7f7f : \$7 == 5 ? 0xe08214 : \$7 == 6 ? 0x9467bd : 0x000000) with xerrorbars pt 7 ps 0.9 lc rgb variable notitle, \\
+z(x) = x > 0 ? x : $xmin
+plot '$dat' using ((z(\$5) + \$6) / 2):1:(z(\$5)):6:(\$1 - 0.4):(\$1 + 0.4) with boxxyerror fc rgb 'grey70' title 'A/A interval', \\
+	'$dat' using (z(\$2)):1:(z(\$3)):(z(\$4)):(\$7 == 1 ? 0xb2182b : \$7 == 2 ? 0x2166ac : \$7 == 4 ? 0x7f7f7f : \$7 == 5 ? 0xe08214 : \$7 == 6 ? 0x9467bd : 0x000000) with xerrorbars pt 7 ps 0.9 lc rgb variable notitle, \\
 	NaN with points pt 7 lc rgb '#b2182b' title 'interval above 1', \\
 	NaN with points pt 7 lc rgb '#2166ac' title 'interval below 1', \\
 	NaN with points pt 7 lc rgb 'black' title 'interval holds 1', \\
@@ -231,48 +241,56 @@ plot '$dat' using ((\$5 + \$6) / 2):1:5:6:(\$1 - 0.4):(\$1 + 0.4) with boxxyerro
 headline_md() {
 	local file=$1 ref=$2 aa=$3 m verbs=''
 	for m in $4 $5; do verbs+="$m=$(verb "$m");"; done
+	[ -n "$aa" ] || echo "- Noise floor: none, the run has no A/A arm; nothing tells a difference from noise."
 	for m in $4; do
-		awk -F'\t' -v m="$m" -v aa="$aa" '{ split($2, f, ",") }
+		[ -z "$aa" ] || awk -F'\t' -v m="$m" -v aa="$aa" '{ split($2, f, ","); sub(/:boots$/, "", f[1]) }
+			f[1] == m && f[2] == aa { rows++ }
 			f[1] == m && f[2] == aa && f[7] != "" { w = 100 * (f[8] - f[7]); if (w > mx) mx = w; n++; if (f[12] ~ /DIFFERS/) bad++ }
-			END { if (aa == "") print "- Noise floor: no A/A arm in this run; nothing tells a difference from noise."
-				else if (n && mx == 0) printf "- Noise floor (%s): none; the A/A arm'"'"'s units are identical in every cell (deterministic: no noise estimate).\n", m
-				else if (n) printf "- Noise floor (%s): the A/A arm'"'"'s 95 %% interval spans at most %.1f %% (widest cell); it excluded 1 (a difference where there is none) in %d of %d cells.\n", m, mx, bad + 0, n }' "$file"
+			END { if (!rows) exit
+				if (!n) printf "- Noise floor (%s): not estimated: the A/A arm has no interval in any cell (fewer than 3 units, or a reference too spread to bound a ratio).\n", m
+				else if (mx == 0) printf "- Noise floor (%s): none; the A/A arm'"'"'s units are identical in every cell (deterministic: no noise estimate).\n", m
+				else printf "- Noise floor (%s): the A/A arm'"'"'s 95 %% interval spans at most %.1f %% (widest cell); it excluded 1 (a difference where there is none) in %d of %d cells.\n", m, mx, bad + 0, n }' "$file"
 		awk -F'\t' -v m="$m" -v ref="$ref" -v aa="$aa" -v verbs="$verbs" "$REPORT_AWK_PREC"'
 			BEGIN { k = split(verbs, a, ";"); for (i = 1; i <= k; i++) { split(a[i], p, "="); vb[p[1]] = p[2] } }
-			{ split($2, f, ",") }
-			f[1] != m || f[2] == ref || f[2] == aa || f[6] == "" { next }
-			# identical units (virtual time): no noise estimate, no verdict
-			f[7] != "" && f[7] == f[8] { det = det (det == "" ? "" : "; ") sprintf("%s %.4fx at %s", f[2], f[6], $1); next }
+			{ split($2, f, ","); sub(/:boots$/, "", f[1]) }
+			f[1] != m || f[2] == ref || f[2] == aa { next }
+			f[6] == "" || f[12] ~ /^undefined/ { if (!(und++)) why = f[12]; next }
 			{ n++ }
 			f[12] ~ /not trusted/ { nt++; next }
 			f[12] ~ /^(better|worse|higher|lower)/ {
 				ci = f[7] == "" ? "(no interval)" : "[" ci_num(f[7], f[7], f[8]) ", " ci_num(f[8], f[7], f[8]) "]"
+				if (f[7] != "" && f[7] == f[8]) ci = ci " (no spread between units)"
 				printf "- %s %s %sx %s'"'"'s %s at %s: %s.\n", f[2], vb[m], f[7] == "" ? sprintf("%.3f", f[6]) : ci_num(f[6], f[7], f[8]),
 					ref, ci, $1, f[12]; hold++ }
-			END { if (det != "") printf "- No spread between units in %s (identical repeats: deterministic, no noise estimate, so no verdict): %s.\n", m, det
-				if (!n) exit
+			END { if (!n) { if (und) printf "- No comparison of %s could be made (%d, %s).\n", m, und, why; exit }
 				if (!hold) printf "- No setting'"'"'s %s differs from %s'"'"'s beyond its interval in any cell.\n", m, ref
-				printf "- %d of %d comparisons of %s have a verdict (95 %% each, not corrected for their number: about %.1f by chance)%s.\n",
-					hold + 0, n, m, n / 20, nt ? sprintf("; %d more from cells whose A/A arm differed, not trusted", nt) : "" }' "$file"
+				printf "- %d of %d comparisons of %s have a verdict (95 %% each, not corrected for their number: about %.1f by chance)%s%s.\n",
+					hold + 0, n, m, n / 20, nt ? sprintf("; %d more from cells whose A/A arm differed, not trusted", nt) : "",
+					und ? sprintf("; %d undefined", und) : "" }' "$file"
 	done
 	for m in $5; do
 		awk -F'\t' -v m="$m" -v ref="$ref" -v aa="$aa" -v verbs="$verbs" '
 			BEGIN { k = split(verbs, a, ";"); for (i = 1; i <= k; i++) { split(a[i], p, "="); vb[p[1]] = p[2] } }
-			{ split($2, f, ",") }
+			{ split($2, f, ","); sub(/:boots$/, "", f[1]) }
 			f[1] == m && f[2] != ref && f[2] != aa && f[6] != "" {
-				if (!(f[2] in lo)) S[++ns] = f[2]
+				if (!(f[2] in seen)) { S[++ns] = f[2]; seen[f[2]] = 1 }
+				# a cell whose A/A arm differed for this metric: left out, counted
+				if (f[12] ~ /not trusted/) { out[f[2]]++; next }
 				if (!(f[2] in lo) || f[6] < lo[f[2]]) lo[f[2]] = f[6]; if (!(f[2] in hi) || f[6] > hi[f[2]]) hi[f[2]] = f[6] }
 			END { for (i = 1; i <= ns; i++) { s = S[i]
+				note = out[s] ? sprintf(" (%d cell%s whose A/A arm differed left out)", out[s], out[s] > 1 ? "s" : "") : ""
+				if (!(s in lo)) { printf "- Mechanism: %s: every cell'"'"'s A/A arm differed for %s.\n", s, m; continue }
 				r = sprintf("%.3f", lo[s]); if (sprintf("%.3f", hi[s]) != r) r = r "-" sprintf("%.3f", hi[s])
-				printf "- Mechanism: %s %s %sx as often per frame as %s over the cells.\n", s, vb[m], r, ref } }' "$file"
+				printf "- Mechanism: %s %s %sx as often per frame as %s over the cells%s.\n", s, vb[m], r, ref, note } }' "$file"
 	done
 }
 
 # glossary_md SETTINGS: "## Setting codes": what each of SETTINGS means,
 # from the settings table of docs/benchmarks.md (the one place it is
 # written; a code there stands for its family: mnN for mn16, zZbN for
-# z1b64, NAME_aa for any A/A copy). A setting the table does not know is
-# an error: the glossary is incomplete.
+# z1b64, NAME_aa for any A/A copy). A setting the table does not know gets
+# a row that says so, and a warning (tests/unit/docs.bats keeps the table
+# complete for every recorded run).
 glossary_md() {
 	local s base row
 	echo "## Setting codes"
@@ -283,7 +301,10 @@ glossary_md() {
 	echo "|---|---|---|"
 	for s in $1; do
 		base=${s%_aa}
-		row=$(glossary_row "$base") || die "setting $base: not in docs/benchmarks.md's settings table"
+		if ! row=$(glossary_row "$base"); then
+			warn "setting $base: not in docs/benchmarks.md's settings table"
+			row="| \`$base\` | ? | not in docs/benchmarks.md's settings table |"
+		fi
 		if [ "$base" != "$s" ]; then
 			printf '| `%s` | %s | the A/A copy of `%s` (the reference measured again: the noise floor) |\n' "$s" "$(cut -d'|' -f3 <<<"$row" | sed 's/^ *//; s/ *$//')" "$base"
 		else

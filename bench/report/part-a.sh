@@ -182,7 +182,7 @@ summary_a() {
 	cells_md=$(for q in $txqlens; do a_cell "$q"; done)
 	echo "## Headline"
 	echo
-	echo "- Design: settings $(meta "$csv" settings), reference $ref, A/A arm ${aa_arm:-none}; $(meta "$csv" repeats) repeats per tx_queue_len ($txqlens), a unit is a repeat (one boot per kernel runs all its settings); accelerator $(meta "$csv" accel | cut -d' ' -f1), clock $(meta "$csv" clock). $(verdicts_note tx_queue_len)"
+	echo "- Design: settings $(meta "$csv" settings), reference $ref, A/A arm ${aa_arm:-none}; $(meta "$csv" repeats) repeats per tx_queue_len ($txqlens), a unit is a repeat (one boot per kernel runs all its settings); accelerator $(meta "$csv" accel | cut -d' ' -f1), clock $(meta "$csv" clock). $(verdicts_note tx_queue_len 's/^tx_queue_len /q/')"
 	headline_md "$cell_rows_file" "$ref" "$aa_arm" "pktgen_pps drop_pct" ""
 	echo
 	glossary_md "$(meta "$csv" settings)"

@@ -56,12 +56,14 @@ b_totals() {
 
 # b_cell RING RATE: the markdown of one cell.
 b_cell() {
-	local ring=$1 rate=$2 cf ctx rows rows_d rows_r rows_s row s n o d dp dpi rf sp
+	local ring=$1 rate=$2 cf ctx raw rows rows_d rows_r rows_s row s n o d dp dpi rf sp
 	cf="\$rx_queue_size == $ring && \$rate_pps == $rate"
 	ctx="ring $ring, $rate pps$(b_frac "$rate")"
 	# the run's verdicts.csv has the same rows (the same function wrote
 	# them); the other kernel's rows (NAME:boots) read as NAME here
-	rows=$(b_cell_verdicts "$csv" "$ref" "$aa_arm" "$ring" "$rate" | sed 's/^\([a-z_]*\):boots,/\1,/')
+	raw=$(b_cell_verdicts "$csv" "$ref" "$aa_arm" "$ring" "$rate")
+	# shellcheck disable=SC2001 # a regex: the metric before ":boots"
+	rows=$(sed 's/^\([^,:]*\):boots,/\1,/' <<<"$raw")
 	rows_d=$(grep '^drop_pct,' <<<"$rows" || true)
 	rows_r=$(grep '^refills_per_1000,' <<<"$rows" || true)
 	rows_s=$(grep '^starved_polls_per_1000,' <<<"$rows" || true)
@@ -89,7 +91,7 @@ b_cell() {
 	echo
 	{ grep -v '^$' <<<"$rows_d" || true; grep -v '^$' <<<"$rows_r" || true; grep -v '^$' <<<"$rows_s" || true; } |
 		while IFS= read -r row; do words "$row" "$ctx" "$ref"; done >>"$verdicts_md"
-	printf '%s\n%s\n%s\n' "$rows_d" "$rows_r" "$rows_s" | forest_add "$cell_rows_file" "r$ring $rate pps"
+	forest_add "$cell_rows_file" "r$ring $rate" <<<"$raw"
 }
 
 # b_zero_loss: the zero-loss rate table (boots design, ndr.csv).
@@ -247,7 +249,7 @@ b_design() {
 	else
 		units="a unit is a repeat, one boot per trial"
 	fi
-	echo "- Design: $design; settings $(meta "$csv" settings), reference $ref, A/A arm ${aa_arm:-none}; $units; rings $(cells | cut -d' ' -f1 | sort -un | tr '\n' ' ' | sed 's/ $//'); rates $(cells | cut -d' ' -f2 | sort -un | tr '\n' ' ' | sed 's/ $//') pps$(b_fracs); accelerator $(meta "$csv" accel | cut -d' ' -f1), clock $(meta "$csv" clock). $(verdicts_note cell)"
+	echo "- Design: $design; settings $(meta "$csv" settings), reference $ref, A/A arm ${aa_arm:-none}; $units; rings $(cells | cut -d' ' -f1 | sort -un | tr '\n' ' ' | sed 's/ $//'); rates $(cells | cut -d' ' -f2 | sort -un | tr '\n' ' ' | sed 's/ $//') pps$(b_fracs); accelerator $(meta "$csv" accel | cut -d' ' -f1), clock $(meta "$csv" clock). $(verdicts_note cell '')"
 }
 
 # b_fracs: " (F1 F2 x the capacity measured, C pps)" when the rates are

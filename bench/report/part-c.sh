@@ -72,9 +72,10 @@ c_headline() {
 	local ref aa
 	ref=$(meta "$dir/trials.csv" reference)
 	aa=$(meta "$dir/trials.csv" aa_arm)
+	[ "$aa" != none ] || aa=''
 	echo "## Headline"
 	echo
-	echo "- Design: $(meta "$dir/trials.csv" seeds) seeds per cell (the unit), the same seeds for every setting, $(aa_seeds_of "$dir") for the A/A arm ($aa); one boot per setting, a fresh device per trial; capacity $(meta "$dir/trials.csv" capacity_pps) frames/s of guest time; rates $(meta "$dir/trials.csv" rates) of it; rings $(meta "$dir/trials.csv" rings); stall regimes $(meta "$dir/trials.csv" stall_regimes); bursts of $(meta "$dir/trials.csv" burst), jitter +-$(meta "$dir/trials.csv" jitter_pct) %, pacing $(pacing_of "$dir"); $(meta "$dir/trials.csv" frames) frames a trial, drop % $(window_of "$dir")."
+	echo "- Design: settings $(meta "$dir/trials.csv" settings), reference $ref; $(meta "$dir/trials.csv" seeds) seeds per cell (the unit), the same seeds for every setting, $( [ -n "$aa" ] && echo "$(aa_seeds_of "$dir") for the A/A arm ($aa)" || echo "no A/A arm"); one boot per setting, a fresh device per trial; capacity $(meta "$dir/trials.csv" capacity_pps) frames/s of guest time; rates $(meta "$dir/trials.csv" rates) of it; rings $(meta "$dir/trials.csv" rings); stall regimes $(meta "$dir/trials.csv" stall_regimes); bursts of $(meta "$dir/trials.csv" burst), jitter +-$(meta "$dir/trials.csv" jitter_pct) %, pacing $(pacing_of "$dir"); $(meta "$dir/trials.csv" frames) frames a trial, drop % $(window_of "$dir")."
 	c_cell_rows >"$cell_rows_file"
 	headline_md "$cell_rows_file" "$ref" "$aa" drop_pct "refills/1k starved/1k"
 	echo

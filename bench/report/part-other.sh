@@ -58,7 +58,7 @@ plot '$plot_dir/heat.dat' using 1:2:3 with points pt 5 ps 3.5 palette notitle, '
 # producer-full share with 95 % intervals, and the A/A arm's interval
 # (stock_aa: the stock binary again) where the sweep ran one.
 ptr_verdicts() {
-	local raw=$dir/raw.csv mode work size cb f ri rf aa=''
+	local raw=$dir/raw.csv mode work size cb f all ri rf aa=''
 	[ -f "$raw" ] || return 0
 	! grep -q '^[^#][^,]*,stock_aa,' "$raw" || aa=stock_aa
 	echo "## Patched against stock, with intervals (header's own zeroing rule; a unit is a repeat)"
@@ -73,28 +73,42 @@ ptr_verdicts() {
 	echo "|---|---|---|---|---|---|---|---|---|---|---|"
 	while IFS=, read -r mode work size cb; do
 		f="\$mode == \"$mode\" && \$work == $work && \$size == $size && \$cbatch == $cb && \$zbatch_req == 0"
-		ri=$(cell_rows "$raw" '"r" $repeat' '$impl' '$items_per_s' "$f" items_per_s higher stock "$aa" | grep '^[^,]*,patched,' || true)
-		rf=$(cell_rows "$raw" '"r" $repeat' '$impl' 'div($producer_full, $items)' "$f" full_share lower stock "$aa" |
-			grep '^[^,]*,patched,' || true)
+		all=$(cell_rows "$raw" '"r" $repeat' '$impl' '$items_per_s' "$f" items_per_s higher stock "$aa"
+			cell_rows "$raw" '"r" $repeat' '$impl' 'div($producer_full, $items)' "$f" full_share lower stock "$aa")
+		ri=$(grep '^items_per_s,patched,' <<<"$all" || true)
+		rf=$(grep '^full_share,patched,' <<<"$all" || true)
 		[ -n "$ri" ] || continue
 		echo "| $mode | $work | $size | $cb | $(cut -d, -f3 <<<"$ri") | $(ratio_cell "$ri") | $(aa_interval "$ri") | $(cut -d, -f12 <<<"$ri") | $(ratio_cell "$rf") | $(aa_interval "$rf") | $(cut -d, -f12 <<<"$rf") |"
 		words "$ri" "ptr_ring $mode, work $work, size $size, cbatch $cb" stock >>"$verdicts_md"
+		forest_add "$cell_rows_file" "$mode w$work s$size c$cb" <<<"$all"
 	done < <(grep -v '^#' "$raw" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
 		$k["zbatch_req"] == 0 { c = $k["mode"] "," $k["work"] "," $k["size"] "," $k["cbatch"]; if (!(c in s)) { s[c] = 1; print c } }')
 	echo
 }
 
 summary_ptr_ring() {
-	local f=$dir/summary.csv
+	local f=$dir/summary.csv verdicts_tables aa=''
 	[ -f "$f" ] || die "$dir: no summary.csv (a ptr_ring result dir?)"
 	echo "# ptr_ring in userspace: stock against patched header"
 	echo
-	md_meta "$f"
+	# the verdicts first: the headline is made from their rows
+	verdicts_tables=$(ptr_verdicts)
+	echo "## Headline"
+	echo
+	if [ -f "$dir/raw.csv" ]; then
+		! grep -q '^[^#][^,]*,stock_aa,' "$dir/raw.csv" || aa=stock_aa
+		echo "- Design: the patched header against the stock one per point (mode, consumer work, ring size, consumer batch; each header's own zeroing rule), a unit is a repeat ($(meta "$f" repeats) repeats; the headers interleaved within one), A/A arm ${aa:-none}; one producer and one consumer on two host CPUs, a userspace harness, not a kernel measurement."
+		headline_md "$cell_rows_file" stock "$aa" "items_per_s full_share" ""
+	else
+		echo "- Design: medians over repeats per point; the run has no raw.csv (a run from before the sweep kept every repeat): no intervals, no verdicts."
+	fi
+	echo
+	echo "## Tables"
 	echo
 	echo "Items/s of one producer and one consumer on two host CPUs (medians over repeats, min and max in summary.csv); producer-full share = full events per item."
 	echo "Not a kernel measurement: the header's code in a userspace harness. Where both headers run the same code (sizes of 32 and up at their own rule), a difference of a few % is the binaries' layout, not the header (seen: 1.04 [1.03, 1.05] at size 64, 2026-12-01)."
 	echo
-	ptr_verdicts
+	[ -z "$verdicts_tables" ] || echo "$verdicts_tables"
 	if [ -f "$dir/patched_vs_stock.csv" ]; then
 		echo "## Patched against stock, per point (medians)"
 		echo
@@ -107,7 +121,20 @@ summary_ptr_ring() {
 		md_csv "$dir/best_zbatch.csv"
 		echo
 	fi
-	[ "$plots" = 0 ] || ptr_heatmaps
+	if [ "$plots" = 1 ]; then
+		ptr_heatmaps
+		forest_plot "$plot_dir/ptr_ring-forest-items_per_s.png" "$run_id: items/s, patched against stock per point (mode, work, size, cbatch)" \
+			items_per_s "$cell_rows_file"
+		[ ! -f "$plot_dir/ptr_ring-forest-items_per_s.png" ] || plots_md+=("![items/s, patched against stock](plots/ptr_ring-forest-items_per_s.png)")
+	fi
+}
+
+# run_md_ptr_ring: the run's metadata, the summary's last section.
+run_md_ptr_ring() {
+	echo "## Run"
+	echo
+	md_meta "$dir/summary.csv"
+	echo
 }
 
 summary_model() {
@@ -134,8 +161,26 @@ summary_boot() {
 	local f=$dir/boot.csv
 	echo "# Boot: $(meta "$f" command)"
 	echo
-	md_meta "$f"
+	echo "## Headline"
+	echo
+	echo "- Design: $(meta "$f" repeats) boots of each kernel, $(meta "$f" vcpus) vCPUs, $(meta "$f" mem_mib) MiB; accelerator $(meta "$f" accel | cut -d' ' -f1)."
+	grep -v '^#' "$f" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ v = $c["variant"]; if (!(v in n)) V[++nv] = v; n[v]++; t[v, n[v]] = $c["boot_to_command_s"] }
+		END { for (j = 1; j <= nv; j++) { v = V[j]; m = n[v]
+			for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (t[v, b] < t[v, a]) { x = t[v, a]; t[v, a] = t[v, b]; t[v, b] = x }
+			printf "- %s: %s s from QEMU start to the command (median of %d; %s-%s s).\n", v,
+				m % 2 ? t[v, (m + 1) / 2] : (t[v, m / 2] + t[v, m / 2 + 1]) / 2, m, t[v, 1], t[v, m] } }'
+	echo
+	echo "## Boots"
 	echo
 	md_csv "$f"
+	echo
+}
+
+# run_md_boot: the run's metadata, the summary's last section.
+run_md_boot() {
+	echo "## Run"
+	echo
+	md_meta "$dir/boot.csv"
 	echo
 }

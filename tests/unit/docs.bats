@@ -83,6 +83,15 @@ doc_files() {
 	run "$VRB_ROOT/scripts/results-index.sh" --results "$r" --notes "$n" --check
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"is not up to date"* ]]
+	# the names runs get now: workload, base, profile step; a workload with a dash
+	mkdir -p "$r/20260103T000000Z-model-c-6.12-full-step9" "$r/20260104T000000Z-C-6.1_2"
+	cp "$r/20260101T000000Z-C/trials.csv" "$r/20260103T000000Z-model-c-6.12-full-step9/calib.csv"
+	cp "$r/20260101T000000Z-C/trials.csv" "$r/20260104T000000Z-C-6.1_2/trials.csv"
+	printf '20260101T000000Z-C\tcurrent\tfound it\n20260103T000000Z-model-c-6.12-full-step9\tcurrent\tm\n20260104T000000Z-C-6.1_2\tcurrent\tc\n' >"$n"
+	run "$VRB_ROOT/scripts/results-index.sh" --results "$r" --notes "$n"
+	[ "$status" -eq 0 ]
+	grep -q '^| \[20260103T000000Z-model-c-6.12-full-step9\](20260103T000000Z-model-c-6.12-full-step9/) | 2026-01-01 00:00 | model-c | ' "$r/INDEX.md"
+	grep -q '^| \[20260104T000000Z-C-6.1_2\](20260104T000000Z-C-6.1_2/) | 2026-01-01 00:00 | C | ' "$r/INDEX.md"
 }
 
 @test "make help lists every target of the Makefile, and the README's table of make targets is its rows" {
@@ -106,7 +115,7 @@ doc_files() {
 	. "$VRB_ROOT/bench/report/lib.sh"
 	local s n=0
 	for s in $( { sed -n 's/^# settings: //p' "$VRB_ROOT"/results/*/trials.csv "$VRB_ROOT"/results/*/blocks.csv
-		grep -o -- '--settings [^-]*' "$VRB_ROOT/bench/profiles.sh" | sed 's/^--settings //; s/[\\"]//g'; } | tr ' ' '\n' | sort -u); do
+		grep -oE -- '--settings \\?"[^"\\]*' "$VRB_ROOT/bench/profiles.sh" | sed 's/^--settings //; s/[\\"]//g'; } | tr ' ' '\n' | sort -u); do
 		glossary_row "${s%_aa}" >/dev/null || { echo "no glossary row for $s"; false; }
 		n=$((n + 1))
 	done
