@@ -248,8 +248,8 @@ headline_md() {
 			f[1] == m && f[2] == aa && f[7] != "" { w = 100 * (f[8] - f[7]); if (w > mx) mx = w; n++; if (f[12] ~ /DIFFERS/) bad++ }
 			END { if (!rows) exit
 				if (!n) printf "- Noise floor (%s): not estimated: the A/A arm has no interval in any cell (fewer than 3 units, or a reference too spread to bound a ratio).\n", m
-				else if (mx == 0) printf "- Noise floor (%s): none; the A/A arm'"'"'s units are identical in every cell (deterministic: no noise estimate).\n", m
-				else printf "- Noise floor (%s): the A/A arm'"'"'s 95 %% interval spans at most %.1f %% (widest cell); it excluded 1 (a difference where there is none) in %d of %d cells.\n", m, mx, bad + 0, n }' "$file"
+				else if (mx == 0) printf "- Noise floor (%s): none; the A/A arm'"'"'s ratio has no spread in any cell (its interval has no width at 4 decimals: deterministic, no noise estimate).\n", m
+				else printf "- Noise floor (%s): the A/A arm'"'"'s 95 %% interval spans at most %s %% (widest cell); it excluded 1 (a difference where there is none) in %d of %d cells.\n", m, mx < 0.1 ? sprintf("%.2g", mx) : sprintf("%.1f", mx), bad + 0, n }' "$file"
 		awk -F'\t' -v m="$m" -v ref="$ref" -v aa="$aa" -v verbs="$verbs" "$REPORT_AWK_PREC"'
 			BEGIN { k = split(verbs, a, ";"); for (i = 1; i <= k; i++) { split(a[i], p, "="); vb[p[1]] = p[2] } }
 			{ split($2, f, ","); sub(/:boots$/, "", f[1]) }
