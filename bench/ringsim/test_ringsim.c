@@ -150,6 +150,25 @@ static int test_capacity_and_stalls(void)
 }
 
 /*
+ * same_as_auto_far_below_capacity RULE STALLS: far below capacity every
+ * poll drains the ring, so RULE must give auto's run counter for counter
+ * (with or without stalls).
+ */
+static int same_as_auto_far_below_capacity(const char *rule, int stalls)
+{
+	struct sim_params p = params("auto", 20000, 256);
+	struct sim_result a, b;
+
+	p.stalls_per_s = stalls ? 100 : 0;
+	p.stall_ns = 20000;
+	CHECK(sim_run(&p, &a) == 0);
+	CHECK(rule_parse(rule, &p.rule) == 0);
+	CHECK(sim_run(&p, &b) == 0);
+	CHECK(a.polls > 1000 && a.refills > 0 && !memcmp(&a, &b, sizeof(a)));
+	return 0;
+}
+
+/*
  * adaptive is auto where every poll drains the ring (far below capacity)
  * and legacy where every poll uses its budget (a flood): counter for
  * counter, stalls or not; above capacity it refills less often than auto.
@@ -160,13 +179,7 @@ static int test_adaptive(void)
 	struct sim_result a, b;
 
 	for (int stalls = 0; stalls < 2; stalls++) {
-		p = params("auto", 20000, 256);
-		p.stalls_per_s = stalls ? 100 : 0;
-		p.stall_ns = 20000;
-		CHECK(sim_run(&p, &a) == 0);
-		rule_parse("adaptive", &p.rule);
-		CHECK(sim_run(&p, &b) == 0);
-		CHECK(a.polls > 1000 && a.refills > 0 && !memcmp(&a, &b, sizeof(a)));
+		CHECK(same_as_auto_far_below_capacity("adaptive", stalls) == 0);
 
 		p = params("legacy", 5000000, 256);
 		p.stalls_per_s = stalls ? 100 : 0;
@@ -200,15 +213,8 @@ static int test_adaptive_dry(void)
 	struct sim_params p;
 	struct sim_result a, b;
 
-	for (int stalls = 0; stalls < 2; stalls++) {
-		p = params("auto", 20000, 256);
-		p.stalls_per_s = stalls ? 100 : 0;
-		p.stall_ns = 20000;
-		CHECK(sim_run(&p, &a) == 0);
-		rule_parse("adaptive-dry", &p.rule);
-		CHECK(sim_run(&p, &b) == 0);
-		CHECK(a.polls > 1000 && a.refills > 0 && !memcmp(&a, &b, sizeof(a)));
-	}
+	for (int stalls = 0; stalls < 2; stalls++)
+		CHECK(same_as_auto_far_below_capacity("adaptive-dry", stalls) == 0);
 	p = params("adaptive", 700000, 256);	/* about 0.5x: 700 ns a frame */
 	p.frames = 70000;
 	p.burst = 8;
