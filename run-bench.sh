@@ -400,7 +400,7 @@ check_steps() {
 # total, and which kernels are still to be built (a built one is rebuilt,
 # incrementally, only when the series or config changed).
 dry_run_report() {
-	local i min total=0 v
+	local i min total=0 v stale
 	for i in "${!steps[@]}"; do
 		min=${steps[$i]%% *}
 		total=$((total + min))
@@ -409,7 +409,12 @@ dry_run_report() {
 	echo "total: $total min once the kernels are built (a 2-core TCG host)"
 	for v in $variants; do
 		if [ -f "$(kernel_image "$v")" ]; then
-			echo "kernel $v ($VRB_BASE): built; rebuilt incrementally if the series or config changed"
+			stale=$(kernel_stale "$v")
+			if [ -z "$stale" ]; then
+				echo "kernel $v ($VRB_BASE): built, up to date"
+			else
+				echo "kernel $v ($VRB_BASE): built; ${stale//,/, } changed since: rebuilt incrementally first (a few minutes from ccache)"
+			fi
 		else
 			echo "kernel $v ($VRB_BASE): not built yet: a first build takes about 16 min here, a second from ccache about 5"
 		fi

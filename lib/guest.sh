@@ -115,6 +115,13 @@ guest_qemu_args() {
 	esac
 }
 
+# guest_nic_args: a virtio-net NIC (eth0 in the guest) on QEMU's user
+# network, one argument per line: the driver's counters, per-queue knobs and
+# probes to look at in a shell. No host backend floods it (workload B does).
+guest_nic_args() {
+	printf '%s\n' -netdev user,id=vrbnic -device virtio-net-pci,netdev=vrbnic,romfile=
+}
+
 # guest_kernel_cmdline INIT EXTRA: the kernel command line.
 guest_kernel_cmdline() {
 	printf '%s' "console=ttyS0 root=vrbroot rootfstype=9p" \

@@ -226,6 +226,11 @@ kernel_fragments() {
 	esac
 }
 
+# kernel_config_key FRAGMENT...: the key a generated config is kept under.
+kernel_config_key() {
+	{ echo "$VRB_CONFIG_BASE"; cat "$@"; } | sha256sum | cut -c1-16
+}
+
 # kernel_config: tinyconfig + kvm_guest.config + our fragments -> state/config
 # (state/config-FLAVOUR for another flavour).
 kernel_config() {
@@ -233,7 +238,7 @@ kernel_config() {
 	w=$(kernel_workspace)
 	cfg=$(kernel_config_file)
 	for f in $(kernel_fragments); do frags+=("$VRB_ROOT/$f"); done
-	key=$( { echo "$VRB_CONFIG_BASE"; cat "${frags[@]}"; } | sha256sum | cut -c1-16)
+	key=$(kernel_config_key "${frags[@]}")
 	if [ -f "$cfg" ] && [ "$(cat "$cfg.key" 2>/dev/null)" = "$key" ]; then
 		return 0
 	fi
@@ -253,6 +258,25 @@ $bad"
 	cp "$gen/.config" "$cfg"
 	echo "$key" >"$cfg.key"
 	rm -rf "$gen"
+}
+
+# kernel_stale VARIANT: what changed since VARIANT's tree and config were
+# made ("series", "measurement aids", "config fragments", comma-separated),
+# empty when nothing did (a build then only checks that it is up to date).
+kernel_stale() {
+	local w frags=() f key what=()
+	w=$(kernel_workspace)
+	if [ "$1" = stock ]; then
+		[ "$(series_aids "$VRB_PATCHES" | patches_hash)" = "$(cat "$w/state/stock-aids" 2>/dev/null)" ] ||
+			what+=("measurement aids")
+	else
+		[ "$(series_hash "$VRB_PATCHES")" = "$(cat "$w/state/series" 2>/dev/null)" ] || what+=(series)
+	fi
+	for f in $(kernel_fragments); do frags+=("$VRB_ROOT/$f"); done
+	key=$(kernel_config_key "${frags[@]}")
+	[ "$key" = "$(cat "$(kernel_config_file).key" 2>/dev/null)" ] || what+=("config fragments")
+	local IFS=,
+	echo "${what[*]}"
 }
 
 kernel_config_hash() {

@@ -53,6 +53,10 @@ task, oops: saved in the run dir's "splats").
                      the guest runs in virtual time (1 ns per instruction;
                      1 vCPU only: SMP hangs at bring-up under icount in QEMU 7.2)
   --qemu-arg ARG     one more QEMU argument (repeatable)
+  --nic              a virtio-net NIC on QEMU's user network (eth0 in the
+                     guest): the series' counters (ethtool -S) and per-queue
+                     knobs (/sys/class/net/eth0/queues/rx-0/virtio_net/) to
+                     look at; nothing floods it
   --append ARGS      more kernel command line
   --init PATH        PID 1 (default: guest-config/init)
   --shell            instead of a command, a root shell on the guest's serial
@@ -77,7 +81,7 @@ kernel=patched vcpus=$VRB_GUEST_VCPUS mem=$VRB_GUEST_MEM accel_mode=$VRB_ACCEL
 boot_timeout=$VRB_GUEST_BOOT_TIMEOUT cmd_timeout=$VRB_GUEST_CMD_TIMEOUT boot_quiet=$VRB_GUEST_BOOT_QUIET
 boot_retries=$VRB_GUEST_BOOT_RETRIES
 run='' keep_run='' append='' initrd='' init=$VRB_ROOT/guest-config/init host_cpus='' vcpu_cpus='' clock=realtime
-shell=
+shell='' nic=''
 qemu_extra=()
 qpid='' tpid='' guest_failed='' quiet_size=-1 quiet_since='' tboot='' tty_saved='' console_log=''
 
@@ -121,6 +125,7 @@ parse_args() {
 		--append) need_value $# "$1"; append=$2; shift 2 ;;
 		--init) need_value $# "$1"; init=$2; shift 2 ;;
 		--shell) shell=1; shift ;;
+		--nic) nic=1; shift ;;
 		-h | --help) usage; exit 0 ;;
 		--) shift; break ;;
 		*) usage >&2; die "unknown option '$1'" ;;
@@ -332,6 +337,7 @@ main() {
 	mapfile -t args < <(guest_qemu_args "$accel" "$image" "$run" "$vcpus" "$mem" \
 		"$(guest_kernel_cmdline "$init" "$append")" "$clock" "${shell:+stdio}")
 	[ -z "$initrd" ] || args+=(-initrd "$initrd")
+	[ -z "$nic" ] || mapfile -t -O "${#args[@]}" args < <(guest_nic_args)
 	local pin=()
 	[ -z "$host_cpus" ] || pin=(taskset -c "$host_cpus")
 	[ -z "$shell" ] || run_shell

@@ -2,8 +2,8 @@
 # shellcheck disable=SC2016 # awk expressions in single quotes
 # shellcheck disable=SC2154 # dir, plot_dir, plots, verdicts_md, plots_md: set by summary.sh
 # summary.md for workload A (trials.csv): per tx_queue_len, the A/A line,
-# seed 000's "rx batch -> pps" and seed 002's "xmit / dropped / total /
-# % dropped", every row against the reference with its interval; plots of
+# the 2017 threads' tables ("rx batch -> pps", "xmit / dropped / total /
+# % dropped"), every row against the reference with its interval; plots of
 # pps against the rx batch and % dropped against the zeroing batch.
 
 # medians CSV FILTER COL...: "setting,median(COL1),..." per setting (in the
@@ -45,7 +45,7 @@ a_cell() {
 				"$(cut -d, -f1 <<<"$row")" "$(ratio_cell "$row")" "$(cut -d, -f12 <<<"$row")"
 		done
 	fi
-	echo "Seed 000's shape: vhost-net rx batch -> pktgen pps (mean over repeats with its 95 % interval; ratio to $ref paired by repeat):"
+	echo "As in the 2017 thread \"ptr_ring: add ptr_ring_unconsume\": vhost-net rx batch -> pktgen pps (mean over repeats with its 95 % interval; ratio to $ref paired by repeat):"
 	echo
 	echo "| setting | kernel | rx batch | zeroing batch | repeats | pps mean [95 % CI] | pps median | ratio to $ref [95 % CI] | verdict |"
 	echo "|---|---|---|---|---|---|---|---|---|"
@@ -55,7 +55,7 @@ a_cell() {
 		echo "| $s | $kern | $rxb | ${zb/#0/stock rule} | $n | $mci | $med | $rat | $verdict |"
 	done
 	echo
-	echo "Seed 002's shape: xmit / dropped / total / % dropped (medians over repeats; ratio of the mean % dropped to $ref's, paired by repeat):"
+	echo "As in the 2017 thread \"ptr_ring: batch ring zeroing\": xmit / dropped / total / % dropped (medians over repeats; ratio of the mean % dropped to $ref's, paired by repeat):"
 	echo
 	echo "| setting | zeroing batch | rx batch | xmit | dropped | total | % dropped | ratio to $ref [95 % CI] | verdict |"
 	echo "|---|---|---|---|---|---|---|---|---|"

@@ -2,7 +2,7 @@
 # shellcheck disable=SC2016 # awk expressions in single quotes
 # shellcheck disable=SC2154 # dir, plot_dir, plots, verdicts_md, plots_md: set by summary.sh
 # summary.md for workload B (blocks.csv of the paired design, trials.csv of
-# the boots design): per ring and rate, seed 003's columns (drops per
+# the boots design): per ring and rate, the 2019 thread's columns (drops per
 # interval, % dropped, refills and starved polls per 1000 frames) with
 # every setting against the reference and the A/A line; the zero-loss
 # rates (boots design); plots of % dropped against the offered rate per
@@ -56,7 +56,9 @@ b_totals() {
 
 # b_cell RING RATE: the markdown of one cell.
 b_cell() {
-	local ring=$1 rate=$2 cf ctx raw rows rows_d rows_r rows_s row s n o d dp dpi rf sp
+	local ring=$1 rate=$2 cf ctx raw rows rows_d rows_r rows_s row s n o d dp dpi rf sp ivl_ms
+	ivl_ms=$(meta "$csv" interval_ms)
+	ivl_ms=${ivl_ms:-1000}
 	cf="\$rx_queue_size == $ring && \$rate_pps == $rate"
 	ctx="ring $ring, $rate pps$(b_frac "$rate")"
 	# the run's verdicts.csv has the same rows (the same function wrote
@@ -77,9 +79,9 @@ b_cell() {
 			echo
 		done
 	fi
-	echo "Seed 003's columns (sums over the cell's counted ${unit_words}; ratios of the per-unit means to $ref's with 95 % intervals):"
+	echo "The columns of the 2019 thread \"virtio-net: parameterize min ring num_free\" (sums over the cell's counted ${unit_words}; ratios of the per-unit means to $ref's with 95 % intervals):"
 	echo
-	echo "| setting | $rows_noun | offered | dropped | drops / interval | % dropped | ratio to $ref [95 % CI] | verdict | refills / 1000 frames | ratio [95 % CI] | starved polls / 1000 frames | ratio [95 % CI] |"
+	echo "| setting | $rows_noun | offered | dropped | drops / $ivl_ms ms | % dropped | ratio to $ref [95 % CI] | verdict | refills / 1000 frames | ratio [95 % CI] | starved polls / 1000 frames | ratio [95 % CI] |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 	while IFS=, read -r s n o d dp dpi rf sp; do
 		local rd rr rs

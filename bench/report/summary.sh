@@ -147,7 +147,8 @@ main() {
 		rmdir "$dir/plots" 2>/dev/null || true
 	fi
 	mv "$tmp" "$dir/summary.md"
-	log "summary: $dir/summary.md"
+	# a run being completed (DIR.partial) gets its final name next
+	log "summary: ${dir%.partial}/summary.md"
 }
 
 main

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The rx ring model against the guest (issue 19): workload B's paired run
+# The rx ring model against the guest: workload B's paired run
 # with the rx_costs probe in every boot; per boot, the model's costs and
 # stalls fitted to what the probe measured (calib); per boot and setting,
 # the model run with those costs at the boot's rate and ring, its drops,
@@ -15,6 +15,8 @@ export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$
 . "$VRB_ROOT/lib/kernel.sh"
 # shellcheck source=lib/results.sh
 . "$VRB_ROOT/lib/results.sh"
+# shellcheck source=bench/report/lib.sh
+. "$VRB_ROOT/bench/report/lib.sh"
 
 from=''
 seeds=5
@@ -304,14 +306,16 @@ project_one() {
 	} END { printf "%.4f,%.4f,%.4f,%.2f,%.2f,%.0f,%d,%.3f\n", sd / n, lo, hi, rf / n, bp / n, rt / n, mx, sp / n }'
 }
 
-# plots: per stall scenario and ring, drop % against rate per rule.
+# plots: per stall scenario and ring, drop % against rate per rule (the
+# report layer's plot: the run's id in the corner).
 plots() {
-	local sc ring rule data png cmd files=()
+	local sc ring rule data png cmd run_id files=()
 	command -v gnuplot >/dev/null || { warn "no gnuplot (package gnuplot-nox): no plots"; return 0; }
+	run_id=$(basename "${out%.partial}")
 	for sc in $hw_stalls; do
 		for ring in $p_rings; do
 			png=projection-$ring-${sc/:/x}.png
-			cmd="set terminal pngcairo size 800,500; set output '$out/$png'; set logscale x; set key left top;"
+			cmd="set logscale x; set key inside left top;"
 			cmd+=" set title 'model, ring $ring, stalls ${sc%%:*}/s of ${sc#*:} ns (projected guest, $hw_capacity pps capacity)';"
 			# log y: the rules differ below capacity, by hundredths of a
 			# percent; a 0 (nothing dropped) is not drawn
@@ -324,10 +328,10 @@ plots() {
 					'$1 == s && $2 == l && $3 == r && $5 == u { print $4, $6, $7, $8 }' >"$data"
 				cmd+=" '$data' using 1:(\$2 > 0 ? \$2 : 1/0):(\$3 > 0 ? \$3 : 0.0001):4 with yerrorlines title '$rule',"
 			done
-			gnuplot -e "${cmd%,}" || die "gnuplot failed on $png"
+			PLOT_SIZE=800,500 plot "$out/$png" "${cmd%,}"
 			rm -f "${files[@]}"
 			files=()
-			echo "$png"
+			[ ! -f "$out/$png" ] || echo "$png"
 		done
 	done >"$out/plots.txt"
 }

@@ -66,14 +66,15 @@ order rotates. By default the guest runs in virtual time (--clock icount:
 Writes to DIR: trials.csv, summary.csv (medians, ratios to stock at the
 same tx_queue_len), verdicts.csv (each setting against REF, paired by
 repeat: ratios with 95 % Fieller intervals, the A/A arm REF_aa as the
-noise floor) and tables.txt (seed 000's "batch: pps", seed 002's
-"xmit / dropped / total / % dropped", the verdicts).
+noise floor) and tables.txt ("batch: pps" as in the 2017 thread "ptr_ring:
+add ptr_ring_unconsume", "xmit / dropped / total / % dropped" as in
+"ptr_ring: batch ring zeroing", the verdicts).
 
 Settings:
   stock    stock kernel (vhost-net batch 64, ptr_ring's zeroing batch)
   bN       patched, the device's vhost-net rx batch N (1-256, VHOST_NET_SET_VRING_RX_BATCH)
   zZbN     patched, tun.tx_ring_zero_batch=Z (1-256), rx_batch=N: z1b1 is
-           "before" in seed 002 (no batch zeroing, no batch dequeue)
+           "before" in the batch ring zeroing thread (no batch zeroing, no batch dequeue)
   zqbN     the same with Z a quarter of the ring: tx_queue_len / 4 (1-256)
   bpbN     patched, the tap with IFF_BACKPRESSURE (a full ring stops the
            queue: pktgen waits instead of the ring dropping), rx_batch=N
@@ -354,13 +355,13 @@ tables() {
 		echo "accelerator: $(sed -n 's/^# accel: //p' "$out/trials.csv"), clock $clock; regime $regime (vhost_drv --work $work); medians of $repeats repeats"
 		for q in $txqlens; do
 			echo
-			echo "Seed 000 table, tx_queue_len $q: vhost-net rx batch -> pktgen pps (ratio to stock, batch 64)"
+			echo "tx_queue_len $q: vhost-net rx batch -> pktgen pps (ratio to stock, batch 64)"
 			grep -v '^#' "$out/summary.csv" | tail -n +2 | awk -F, -v q="$q" '
 				$2 == q && ($1 == "stock" || $1 ~ /^b[0-9]+$/) {
 					b = ($1 == "stock") ? "stock" : substr($1, 2)
 					printf "  %-6s %9s pps  %s\n", b, $4, $9 }' | sort -k1,1n
 			echo
-			echo "Seed 002 table, tx_queue_len $q: xmit / dropped / total / % dropped (drop % ratio to stock)"
+			echo "tx_queue_len $q: xmit / dropped / total / % dropped (drop % ratio to stock)"
 			printf '  %-28s %9s %9s %9s %7s %7s\n' "" xmit dropped total "%drop" ratio
 			grep -v '^#' "$out/summary.csv" | tail -n +2 | awk -F, -v q="$q" '
 				BEGIN { n["z1b1"] = "before (z1b1)"; n["b1"] = "with zeroing (b1)"; n["b64"] = "with batch dequeue (b64)"; n["stock"] = "stock 6.1"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Workload B (seed 003): a paced flood into a guest's virtio-net rx queue
+# Workload B (the 2019 thread "virtio-net: parameterize min ring num_free"): a paced flood into a guest's virtio-net rx queue
 # over vhost-user, from vhost_src, for each refill setting and rate, the
 # settings interleaved, repeated; then a zero-loss rate search per setting.
 # One guest boot per trial.
@@ -81,7 +81,7 @@ Two designs:
              and the capacity, a trial passing when its drop % is at most the
              tolerance). Writes trials.csv, intervals.csv, summary.csv,
              verdicts.csv (a unit is a repeat), ndr_trials.csv, ndr.csv and
-             tables.txt (seed 003's "interval / avgDropPackets / pps").
+             tables.txt (the 2019 thread's "interval / avgDropPackets / pps").
 
 Both pin QEMU and vhost_src to separate host CPUs (lib/parameters.sh) and
 refuse to start on a busy host (--allow-busy-host overrides).
@@ -453,7 +453,7 @@ ndr_search() {
 	done
 }
 
-# tables: tables.txt from the CSVs: seed 003's per-interval drop table per
+# tables: tables.txt from the CSVs: the 2019 thread's per-interval drop table per
 # ring and rate (mean drops per interval over the repeats, one column per
 # setting), the summary, and the zero-loss rates, as ratios to stock.
 tables() {
@@ -469,7 +469,7 @@ tables() {
 			END {
 				for (a = 1; a <= nk; a++) {
 					split(K[a], f, ",")
-					printf "Seed 003 table: rx_queue_size %s, %s pps offered: drops per %d ms interval, mean over repeats\n", f[1], f[2], ms
+					printf "rx_queue_size %s, %s pps offered: drops per %d ms interval, mean over repeats\n", f[1], f[2], ms
 					printf "%-9s", "interval"
 					for (s = 1; s <= ns; s++) printf " %14s", S[s]
 					printf " %9s\n", "pps"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs inside the guest, as root: no frame vanishes across vhost resets
-# (seed 000: "I often start sending packets to VM before it's fully booted.
+# (the 2017 unconsume thread: "I often start sending packets to VM before it's fully booted.
 # Several vhost resets might follow."). For each case, vhost_drv consumes
 # slowly (--work: the tap's ring fills, as at overload) and resets its rx
 # queue every RESET_MS ms (detach the tap with VHOST_NET_SET_BACKEND -1, which

@@ -64,8 +64,14 @@ setup() {
 	mkdir -p "$(dirname "$img")"
 	touch "$img"
 	run "$VRB_ROOT/run-bench.sh" --dry-run
-	grep -qx "kernel patched (6.1): built; .*" <<<"$output"
+	grep -qx "kernel patched (6.1): built; series, config fragments changed since: rebuilt .*" <<<"$output"
 	grep -qx "kernel stock (6.1): not built yet: .*" <<<"$output"
+	# a tree and config made from what the repository holds now: up to date
+	(load_libs && w=$(kernel_workspace) && mkdir -p "$w/state" && series_hash "$VRB_ROOT/patches/6.1" >"$w/state/series" &&
+		frags=() && for f in $(kernel_fragments); do frags+=("$VRB_ROOT/$f"); done &&
+		kernel_config_key "${frags[@]}" >"$(kernel_config_file).key")
+	run "$VRB_ROOT/run-bench.sh" --dry-run
+	grep -qx "kernel patched (6.1): built, up to date" <<<"$output"
 	# full: one B step per ring, then the zero-loss search, then the
 	# adaptive rules; numbers kept when filtered
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run B

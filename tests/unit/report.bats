@@ -55,7 +55,7 @@ is_png() {
 	done < <(grep -v '^#' "$FIX/report/a/verdicts.csv" | tail -n +2 | grep -v '^mean_batch')
 	grep -q '^### tx_queue_len 500$' "$md"
 	grep -q '^\*\*A/A\*\* (b64_aa against b64, the noise floor): pktgen_pps ratio ' "$md"
-	# seed 002's shape: medians of xmit / dropped / total / % dropped
+	# the zeroing thread's table: medians of xmit / dropped / total / % dropped
 	grep -q '^| b1 | stock rule | 1 | 30000 | 748570 | 778570 | 96.1468 | ' "$md"
 	grep -q '^- tx_queue_len 500: b1 sends (pktgen pps) 0.9858 x as much as b64 (95 % CI 0.9842-0.9874): worse.$' "$md"
 	grep -q '^| `command` \|^| command | `bench/vhost_drv/run-a.sh --settings stock' "$md"

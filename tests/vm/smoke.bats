@@ -166,14 +166,17 @@ shell_skip_debug() {
 }
 
 # shellcheck disable=SC2016 # the guest's shell expands what is typed
-@test "guest-run.sh --shell: a root shell on the terminal in the patched kernel; Ctrl-C stops a command, not the guest; exit powers off with the shell's status" {
+@test "guest-run.sh --shell --nic: a root shell on the terminal in the patched kernel, its NIC's knob at hand; Ctrl-C stops a command, not the guest; exit powers off with the shell's status" {
 	shell_skip_debug
-	shell_start g --kernel patched --vcpus 1
+	shell_start g --kernel patched --vcpus 1 --nic
 	shell_wait g 'vrb-guest:'
 	shell_keys g 'echo "rel=$(uname -r)"; echo "tty=$(tty)"; test -r "$VRB_ROOT/README.md" && echo repo-$((1 + 1))' Enter
 	shell_wait g 'repo-2'
 	shell_screen g | grep -q '^rel=.*-patched'
 	shell_screen g | grep -qx 'tty=/dev/ttyS0'
+	shell_keys g 'echo "knob-$((2 + 2))=$(cat /sys/class/net/eth0/queues/rx-0/virtio_net/min_numfree)"' Enter
+	shell_wait g 'knob-4='
+	shell_screen g | grep -qx 'knob-4=auto'
 	# a foreground job that owns the terminal, then Ctrl-C: SIGINT to it (130)
 	shell_keys g "sh -c 'echo fg-\$((3 + 4)); exec sleep 600'" Enter
 	shell_wait g 'fg-7'

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# No frame vanishes across vhost resets (issue 16, seed 000): while pktgen
+# No frame vanishes across vhost resets (the 2017 thread "ptr_ring: add
+# ptr_ring_unconsume"): while pktgen
 # floods a tap whose vhost-net consumer is slow (the tap's ring full),
 # vhost_drv resets its rx queue every 5 ms (backend detached, vhost-net
 # unconsumes what it took, a fresh ring, backend attached again). Every

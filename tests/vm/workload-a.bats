@@ -50,7 +50,7 @@ setup() {
 	rows "$csv" | grep -q '^1,z1b1,patched,1,1,64,'
 	rows "$csv" | awk -F, '$2 == "z1b1" { exit !($20 <= 1) }'
 	rows "$csv" | awk -F, '$2 == "b8" { exit !($20 <= 8) }'
-	grep -q '^Seed 000 table, tx_queue_len 64' "$BATS_TEST_TMPDIR/a/tables.txt"
+	grep -q '^tx_queue_len 64: vhost-net rx batch -> pktgen pps' "$BATS_TEST_TMPDIR/a/tables.txt"
 	grep -q 'before (z1b1)' "$BATS_TEST_TMPDIR/a/tables.txt"
 	# one repeat: the verdicts say there is too little to compare
 	# (per tx_queue_len, each metric named with it)
