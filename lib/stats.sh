@@ -14,11 +14,12 @@
 # a separate arm, interleaved like any other (aa_base gives REF back).
 
 # shellcheck disable=SC2034 # used by the workload scripts
-STATS_COLS="metric,arm,units,mean,ref_mean,ratio,ci_lo,ci_hi,detectable_pct,aa_ci_lo,aa_ci_hi,verdict"
+STATS_COLS="metric,arm,units,mean,ref_mean,ratio,ci_lo,ci_hi,detectable_pct,aa_ci_lo,aa_ci_hi,verdict,p"
 
-# stats_build: bench/stats/compare.py, installed into the cache as compare.
+# stats_build: bench/stats/compare.py and family.py, installed into the
+# cache as compare and family.
 stats_build() {
-	make -s -C "$VRB_ROOT/bench/stats" BUILD="$VRB_CACHE/stats" "$VRB_CACHE/stats/compare" >/dev/null
+	make -s -C "$VRB_ROOT/bench/stats" BUILD="$VRB_CACHE/stats" "$VRB_CACHE/stats/compare" "$VRB_CACHE/stats/family" >/dev/null
 }
 
 # aa_base SETTING: the setting an A/A arm repeats (SETTING itself otherwise).

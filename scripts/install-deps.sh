@@ -20,8 +20,9 @@ PACKAGES=(
 	# a Debian distro kernel as the guest (scripts/debian-kernel.sh: its
 	# initramfs and module order)
 	busybox-static cpio kmod file
-	# the statistics layer (bench/stats/compare.py: intervals, tests)
-	python3 python3-numpy python3-scipy
+	# the statistics layer (bench/stats: compare.py's intervals, family.py's
+	# correction for the number of comparisons, their tests)
+	python3 python3-numpy python3-scipy python3-statsmodels
 	# plots of the results
 	gnuplot-nox
 	# tests

@@ -173,7 +173,7 @@ main() {
 				local args=(--ref old --unpaired --metric "$m")
 				[ -z "$better" ] || args+=(--better "$better")
 				row=$("$VRB_CACHE/stats/compare" "${args[@]}" <<<"$rows" | grep '^[^,]*,new,')
-				IFS=, read -r _ _ _ mean ref_mean _ _ _ _ _ _ verdict <<<"$row"
+				IFS=, read -r _ _ _ mean ref_mean _ _ _ _ _ _ verdict _ <<<"$row"
 				printf '| %s | %s | %s | %s, %s | %s, %s | %s | %s | %s | %s |\n' "$key" "$s" "$m" \
 					"$(grep -c ',old,' <<<"$rows")" "$ref_mean" "$(grep -c ',new,' <<<"$rows")" "$mean" \
 					"$(ratio_cell "$row")" "$verdict" \

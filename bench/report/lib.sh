@@ -12,7 +12,7 @@ meta() {
 
 # verdicts_note CELL LABEL: what the run's verdicts.csv is to this
 # report's verdicts (per CELL, e.g. "tx_queue_len"): the same rows, or a
-# set an older layer wrote (pooled over the cells, or other intervals)
+# set an older layer wrote (pooled over the cells, other intervals, no p)
 # that these replace; a run has one set of verdicts. LABEL: a sed
 # expression that turns a cell of cell_rows_file into the cell verdicts.csv
 # names in its metric ("tx_queue_len 500" -> "q500").
@@ -26,7 +26,7 @@ verdicts_note() {
 			<(sed "$2" "$rows") | sort) >/dev/null; then
 		echo "The verdicts are per $1; the run's verdicts.csv holds the same rows."
 	else
-		echo "The verdicts are per $1. This run's verdicts.csv was written by an older layer (pooled over the ${1}s, or other intervals): these replace it."
+		echo "The verdicts are per $1. This run's verdicts.csv was written by an older layer (pooled over the ${1}s, other intervals, or no p values): these replace it."
 	fi
 }
 
@@ -116,7 +116,7 @@ verb() {
 # Nothing for the reference row.
 words() {
 	local row=$1 ctx=$2 metric arm ratio lo hi verdict refname
-	IFS=, read -r metric arm _ _ _ ratio lo hi _ _ _ verdict <<<"$row"
+	IFS=, read -r metric arm _ _ _ ratio lo hi _ _ _ verdict _ <<<"$row"
 	refname=${3:-the reference}
 	# to the precision the interval allows
 	[ -z "$lo" ] || read -r ratio lo hi < <(awk -v r="$ratio" -v l="$lo" -v h="$hi" \
@@ -267,6 +267,7 @@ headline_md() {
 				printf "- %d of %d comparisons of %s have a verdict (95 %% each, not corrected for their number: about %.1f by chance)%s%s.\n",
 					hold + 0, n, m, n / 20, nt ? sprintf("; %d more from cells whose A/A arm differed, not trusted", nt) : "",
 					und ? sprintf("; %d undefined", und) : "" }' "$file"
+		family_md "$file" "$ref" "$aa" "$m"
 	done
 	for m in $5; do
 		awk -F'\t' -v m="$m" -v ref="$ref" -v aa="$aa" -v verbs="$verbs" '
@@ -283,6 +284,29 @@ headline_md() {
 				r = sprintf("%.3f", lo[s]); if (sprintf("%.3f", hi[s]) != r) r = r "-" sprintf("%.3f", hi[s])
 				printf "- Mechanism: %s %s %sx as often per frame as %s over the cells%s.\n", s, vb[m], r, ref, note } }' "$file"
 	done
+}
+
+# family_md FILE REF AA METRIC: the headline's line on METRIC's verdicts
+# corrected for their number (bench/stats/family.py: the family is every
+# comparison of METRIC in the run with a p value; Holm keeps the chance of
+# any false verdict at 5 %, Benjamini-Hochberg the expected share of false
+# ones among those that hold). Nothing when the run has no comparison of
+# METRIC; a note when its rows carry no p (written by an older layer).
+family_md() {
+	local file=$1 ref=$2 aa=$3 m=$4 out
+	awk -F'\t' -v m="$m" -v ref="$ref" -v aa="$aa" '{ split($2, f, ","); sub(/:boots$/, "", f[1]); sub(/ .*/, "", f[1]) }
+		f[1] == m && f[2] != ref && f[2] != aa && f[6] != "" { n++ } END { exit !n }' "$file" || return 0
+	if ! awk -F'\t' '{ if (split($2, f, ",") != 13) exit 1 }' "$file"; then
+		echo "- Not corrected for their number: this run's rows have no p values (its verdicts.csv was written before they were recorded)."
+		return 0
+	fi
+	out=$("$VRB_CACHE/stats/family" --metric "$m" --ref "$ref" ${aa:+--aa "$aa"} "$file") ||
+		die "family: no correction for $m"
+	awk -F'\t' -v m="$m" 'NR > 1 { n++; if ($7 != "-") { h++; H = H sprintf("%s%s at %s (Holm p %s)", h > 1 ? "; " : "", $2, $1, $5) }
+			if ($8 != "-") b++ }
+		END { if (!n) exit
+			printf "- Corrected for their number (the family: the run'"'"'s %d comparisons of %s with a p value): %d hold with Holm'"'"'s correction (any false verdict in the family at 5 %%)%s; %d with Benjamini-Hochberg'"'"'s (false verdicts at 5 %% of those that hold).\n",
+				n, m, h + 0, h ? ": " H : "", b + 0 }' <<<"$out"
 }
 
 # glossary_md SETTINGS: "## Setting codes": what each of SETTINGS means,

@@ -12,6 +12,11 @@ counts the profiles use (test_compare.py checks it on simulated runs); the
 t quantiles come from scipy. When the reference varies so much across its
 units that no interval bounds the ratio, the row has none and its verdict
 is the t test of arm - ref alone.
+
+Each row also carries p, the two-sided p value of that t test at R = 1
+(the same test, degrees of freedom and quantile the interval inverts: p
+< 1 - level exactly when the interval excludes 1), for a correction over
+the run's family of comparisons (family.py).
 """
 import argparse
 import math
@@ -22,7 +27,7 @@ import numpy as np
 from scipy import special
 
 COLS = ("metric,arm,units,mean,ref_mean,ratio,ci_lo,ci_hi,detectable_pct,"
-        "aa_ci_lo,aa_ci_hi,verdict")
+        "aa_ci_lo,aa_ci_hi,verdict,p")
 MIN_UNITS = 3
 
 
@@ -58,6 +63,15 @@ def fieller(ma, mr, vaa, vrr, var, t):
     return (b - s) / a, (b + s) / a
 
 
+def p_value(diff_mean, diff_var, df):
+    """The two-sided p value of a t test of a mean difference against 0 at
+    DF degrees of freedom: 0 when the difference has no spread but is not 0,
+    1 when it is 0."""
+    if diff_var <= 0 or not math.isfinite(diff_var):
+        return 0.0 if diff_mean != 0 and diff_var <= 0 else 1.0
+    return float(2 * special.stdtr(df, -abs(diff_mean) / math.sqrt(diff_var)))
+
+
 def t_test(diff_mean, diff_var, t):
     """higher, lower or none: a t test of a mean difference against 0."""
     if diff_mean * diff_mean <= t * t * diff_var:
@@ -74,6 +88,7 @@ class Ratio:
         self.ratio = ma / mr if units >= MIN_UNITS and mr != 0 else math.nan
         self.lo = self.hi = None
         self.test = None	# without an interval: the t test at R = 1
+        self.p = None	# that test's p value (with an interval too)
         self.why = ""
 
     @property
@@ -95,10 +110,13 @@ UNBOUNDED = "the reference varies too much across its units to bound the ratio"
 OUT_OF_RANGE = "the ratio is too large for an interval in floating point"
 
 
-def bound(res, k, vaa, vrr, var, t):
-    """RES's interval from the scaled (by K = |ref mean|) variances, or,
-    where none is bounded, the t test of arm - ref (Welch's when VAR = 0
-    and the arms are independent); RES returned."""
+def bound(res, k, vaa, vrr, var, df, level):
+    """RES's interval from the scaled (by K = |ref mean|) variances at DF
+    degrees of freedom, or, where none is bounded, the t test of arm - ref
+    (Welch's when VAR = 0 and the arms are independent); the p value of
+    that test at R = 1 either way; RES returned."""
+    t = t_quantile(df, level)
+    res.p = p_value((res.ma - res.mr) / k, vaa + vrr - 2 * var, df)
     try:
         ci = fieller(res.ma / k, res.mr / k, vaa, vrr, var, t)
     except OverflowError:
@@ -144,7 +162,7 @@ def paired_ratio(a, r, level):
     k = abs(res.mr)
     with np.errstate(over="ignore", invalid="ignore"):
         cov = np.cov(np.vstack([a / k, r / k]), ddof=1) / n
-    return nonnegative(bound(res, k, cov[0, 0], cov[1, 1], cov[0, 1], t_quantile(n - 1, level)), a, r)
+    return nonnegative(bound(res, k, cov[0, 0], cov[1, 1], cov[0, 1], n - 1, level), a, r)
 
 
 def unpaired_ratio(a, r, level):
@@ -167,7 +185,7 @@ def unpaired_ratio(a, r, level):
         return res
     # Welch-Satterthwaite at the estimate; no spread: the larger df
     df = num / den if den > 0 else float(na + nr - 2)
-    return nonnegative(bound(res, k, vaa, vrr, 0.0, t_quantile(df, level)), a, r)
+    return nonnegative(bound(res, k, vaa, vrr, 0.0, df, level), a, r)
 
 
 NAME = re.compile(r"[A-Za-z0-9_.:+-]{1,63}$")
@@ -282,6 +300,7 @@ def row(opts, arm, c, aa, is_aa):
         out += ["%.4f" % c.ratio, "%.4f" % c.lo, "%.4f" % c.hi, "%.2f" % (100 * (c.hi - c.lo) / 2)]
     out += ["%.4f" % aa.lo, "%.4f" % aa.hi] if aa is not None and aa.defined else ["", ""]
     out.append(verdict_text(opts, c, aa, is_aa))
+    out.append("" if c.p is None else "%.4g" % c.p)
     return ",".join(out)
 
 
@@ -309,7 +328,9 @@ def parse(argv):
                formatter_class=argparse.RawDescriptionHelpFormatter,
                epilog="Output (CSV): " + COLS + "\n  detectable_pct: the interval's "
                "half-width in %: a smaller true difference would most likely go\n"
-               "  undetected by this run.")
+               "  undetected by this run.\n  p: the two-sided p value of the t test "
+               "at ratio 1 that the interval inverts\n  (empty for the reference and "
+               "where no ratio is defined).")
     p.add_argument("file", nargs="?", help="UNIT,ARM,VALUE lines (default: standard input)")
     p.add_argument("--ref", help="the reference arm (required)")
     p.add_argument("--aa", help="the A/A arm (default: none)")
@@ -365,7 +386,7 @@ def main(argv):
             m = fmt_g(float(np.mean(ref_vals)))
             tail = ["%.4f" % aa.lo, "%.4f" % aa.hi] if aa is not None and aa.defined else ["", ""]
             print(",".join([opts.metric, arm, str(len(ref_vals)), m, m, "1", "", "", ""] + tail +
-                           ["reference"]))
+                           ["reference", ""]))
             continue
         c = ratio_of(opts, units, values, arm, opts.ref)
         print(row(opts, arm, c, aa, arm == opts.aa))

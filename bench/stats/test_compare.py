@@ -224,6 +224,32 @@ class Arithmetic(unittest.TestCase):
         self.assertFalse(c.defined)
         self.assertIn("varies too much across its units", c.why)
 
+    def test_p_is_the_t_test_the_interval_inverts(self):
+        # paired: scipy's paired t test; unpaired: Welch's t statistic at the
+        # interval's degrees of freedom. Either way p < 0.05 exactly when
+        # the 95 % interval excludes 1.
+        from scipy import stats
+        rng = np.random.default_rng(7)
+        agree = 0
+        for i in range(400):
+            a, r = paired_lognormal(rng, 3 + i % 8)
+            a = a * (1 + 0.1 * (i % 3))
+            c = compare.paired_ratio(a, r, LEVEL)
+            self.assertAlmostEqual(c.p, stats.ttest_rel(a, r).pvalue, places=10)
+            u = compare.unpaired_ratio(a, r, LEVEL)
+            for x in (c, u):
+                if x.defined:
+                    self.assertEqual(x.p < 1 - LEVEL, x.lo > 1 or x.hi < 1, (i, x.p, x.lo, x.hi))
+                    agree += 1
+        self.assertGreater(agree, 700)
+        # no spread: a difference has p 0, none has p 1; a reference of 0 has none
+        self.assertEqual(compare.paired_ratio(np.array([2.0, 2, 2]), np.array([1.0, 1, 1]), LEVEL).p, 0.0)
+        self.assertEqual(compare.paired_ratio(np.array([1.0, 1, 1]), np.array([1.0, 1, 1]), LEVEL).p, 1.0)
+        self.assertIsNone(compare.paired_ratio(np.array([1.0, 1, 1]), np.array([0.0, 0, 0]), LEVEL).p)
+        rc, lines, _ = run(["--ref", "a"], "1,a,1\n1,b,2\n2,a,2\n2,b,3\n3,a,4\n3,b,5.5\n")
+        self.assertEqual(lines[1].split(",")[12], "")
+        self.assertAlmostEqual(float(lines[2].split(",")[12]), stats.ttest_rel([2, 3, 5.5], [1, 2, 4]).pvalue, places=3)
+
     def test_comments_header_and_crlf_are_read_as_before(self):
         rc, lines, err = run(["--ref", "a"], "unit,arm,value\r\n# a comment\r\n\r\n1,a,1e3\r\n2,a,1100\r\n")
         self.assertEqual((rc, err), (0, ""))
@@ -235,7 +261,7 @@ class Arithmetic(unittest.TestCase):
         self.assertEqual(rc, 0)
         self.assertEqual(lines[0], compare.COLS)
         self.assertTrue(lines[1].startswith("value,a,6,"))
-        self.assertTrue(lines[1].endswith(",reference"))
+        self.assertTrue(lines[1].endswith(",reference,"))
         f = lines[2].split(",")
         self.assertEqual(f[1:3], ["b", "6"])
         self.assertLess(float(f[6]), float(f[5]))

@@ -151,6 +151,10 @@ is_png() {
 	grep -q '^- Noise floor (drop_pct): the A/A arm.s 95 % interval spans at most [0-9.]* % (widest cell); it excluded 1 (a difference where there is none) in 0 of 1 cells\.$' "$md"
 	grep -q '^- Mechanism: legacy refills 0.355x as often per frame as auto over the cells\.$' "$md"
 	grep -q '^- No setting.s drop_pct differs from auto.s beyond its interval in any cell\.$' "$md"
+	# corrected for their number: the family is the same comparisons the line before counts
+	n=$(sed -n 's/^- [0-9]* of \([0-9]*\) comparisons of drop_pct have a verdict .*/\1/p' "$md")
+	[ "$n" -gt 0 ]
+	grep -q "^- Corrected for their number (the family: the run's $n comparisons of drop_pct with a p value): 0 hold with Holm's correction (any false verdict in the family at 5 %); 0 with Benjamini-Hochberg's" "$md"
 	# the glossary has every setting, the metadata comes last
 	for s in $(meta "$d/blocks.csv" settings); do grep -q "^| \`$s\` | " "$md"; done
 	[ "$(grep '^## ' "$md" | tail -n 1)" = '## Run' ]
@@ -200,7 +204,7 @@ is_png() {
 	sed -i 's/^\([a-z_0-9:]*\) r[0-9]* [0-9]*,/\1,/' "$d/verdicts.csv"
 	run "$SUM" --no-plots "$d"
 	[ "$status" -eq 0 ]
-	grep -q 'This run.s verdicts.csv was written by an older layer (pooled over the cells, or other intervals): these replace it\.' "$d/summary.md"
+	grep -q 'This run.s verdicts.csv was written by an older layer (pooled over the cells, other intervals, or no p values): these replace it\.' "$d/summary.md"
 	# and so is one whose rows differ (an older statistics layer)
 	# shellcheck disable=SC2031 # STATS_COLS: lib/stats.sh's, sourced above
 	echo "$STATS_COLS" >"$d/verdicts.csv"
@@ -234,6 +238,8 @@ is_png() {
 	md=$d/summary.md
 	cat "$md"
 	[ "$(grep -c '^### Ring ' "$md")" -eq "$(grep -v '^#' "$d/trials.csv" | awk -F, 'NR > 1 { print $3, $4, $6 }' | sort -u | wc -l)" ]
+	# a verdicts.csv from before p was recorded: no correction, and the headline says so
+	grep -q "^- Not corrected for their number: this run's rows have no p values" "$md"
 	grep -q '^| setting | drop % | .* | rx poll / refill ns per frame (share of time), probed |$' "$md"
 	grep -q '^The last column is from one more trial per cell under the rx_costs probe' "$md"
 	grep -q '^Costs: \[costs.csv\](costs.csv)' "$md"

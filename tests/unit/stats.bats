@@ -14,12 +14,14 @@ setup() {
 	FIX=$VRB_ROOT/tests/fixtures/stats/b-20261130T123527Z-trials.csv
 }
 
-@test "the statistics code passes its tests: intervals' coverage on simulated runs (93.5-97 %, each tail <= 3.5 %), and a 7 % miss caught" {
+@test "the statistics code passes its tests: intervals' coverage on simulated runs (93.5-97 %, each tail <= 3.5 %), a 7 % miss caught, p the test the interval inverts, Holm's family-wise error on null families" {
 	run make -s -C "$VRB_ROOT/bench/stats" BUILD="$VRB_CACHE/stats" check
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"Ran 8 tests"* ]]
+	[[ "$output" == *"Ran 9 tests"* ]]
+	[[ "$output" == *"Ran 5 tests"* ]]
 	[ "$(grep -c 'coverage paired ' <<<"$output")" -eq 28 ]
+	grep -q 'families of 8 null comparisons with a verdict: uncorrected 0\.[0-9]*, Holm 0\.0' <<<"$output"
 }
 
 @test "on the recorded run: legacy refills less than auto; neither its drops (1.54x, every unit higher) nor mn16's are told apart at 5 units" {
@@ -33,10 +35,10 @@ setup() {
 			stats_compare refills_per_1000 "" auto ""' _ "$FIX"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	# metric,arm,units,mean,ref_mean,ratio,ci_lo,ci_hi,detectable_pct,aa_ci_lo,aa_ci_hi,verdict
-	[[ "${lines[0]}" == refills_per_1000,auto,5,*,1,,,,,,reference ]]
-	IFS=, read -r _ arm n _ _ ratio lo hi _ _ _ verdict <<<"${lines[1]}"
-	[ "$arm" = legacy ] && [ "$n" -eq 5 ] && [ "$verdict" = "lower" ]
+	# metric,arm,units,mean,ref_mean,ratio,ci_lo,ci_hi,detectable_pct,aa_ci_lo,aa_ci_hi,verdict,p
+	[[ "${lines[0]}" == refills_per_1000,auto,5,*,1,,,,,,reference,* ]]
+	IFS=, read -r _ arm n _ _ ratio lo hi _ _ _ verdict p <<<"${lines[1]}"
+	[ "$arm" = legacy ] && [ "$n" -eq 5 ] && [ "$verdict" = "lower" ] && awk -v p="$p" 'BEGIN { exit !(p > 0 && p < 0.05) }'
 	awk -v r="$ratio" -v l="$lo" -v h="$hi" 'BEGIN { exit !(l < r && r < h && h < 0.4 && l > 0.3) }'
 	run bash -c '. "$VRB_ROOT/lib/functions.sh"; . "$VRB_ROOT/lib/stats.sh"
 		stats_units "$1" "\$repeat" "\$setting" "\$drop_pct" | stats_compare drop_pct lower auto ""' _ "$FIX"
@@ -57,16 +59,16 @@ setup() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 3 ]
-	[[ "${lines[1]}" == pps,a_aa,8,*",A/A: no difference (the noise floor)" ]]
-	[[ "${lines[2]}" == pps,b,8,*,better ]]
+	[[ "${lines[1]}" == pps,a_aa,8,*",A/A: no difference (the noise floor)",* ]]
+	[[ "${lines[2]}" == pps,b,8,*,better,* ]]
 	aa=$(cut -d, -f10,11 <<<"${lines[1]}")
 	[ "$(cut -d, -f10,11 <<<"${lines[2]}")" = "$aa" ]	# b's row carries the A/A interval
 	[ -n "$aa" ] && [ "$aa" != , ]
 	# an A/A arm that differs (the run cannot separate anything)
 	run stats_compare pps higher a a_aa <<<"${data//,a_aa,/,a_aa,1}"
 	echo "$output"
-	[[ "${lines[1]}" == *"A/A DIFFERS: the run cannot separate settings" ]]
-	[[ "${lines[2]}" == *"better (but A/A differs too: not trusted)" ]]
+	[[ "${lines[1]}" == *"A/A DIFFERS: the run cannot separate settings",* ]]
+	[[ "${lines[2]}" == *"better (but A/A differs too: not trusted)",* ]]
 }
 
 @test "the margin: differences within 0.01 % get no verdict (virtual time repeats agree to the last digit), larger ones do" {
@@ -83,23 +85,23 @@ setup() {
 	run stats_compare drop_pct lower a a_aa <<<"$data"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "${lines[1]}" == drop_pct,a_aa,6,*",A/A: no difference beyond 0.01 % (the noise floor)" ]]
-	[[ "${lines[2]}" == drop_pct,b,6,*",no difference beyond 0.01 % (higher: within the margin)" ]]
-	[[ "${lines[3]}" == drop_pct,c,6,*",worse" ]]	# trusted: no "A/A differs"
-	[[ "${lines[4]}" == drop_pct,d,6,*",1.3000,1.3000,1.3000,0.00,"*",worse" ]]
+	[[ "${lines[1]}" == drop_pct,a_aa,6,*",A/A: no difference beyond 0.01 % (the noise floor)",* ]]
+	[[ "${lines[2]}" == drop_pct,b,6,*",no difference beyond 0.01 % (higher: within the margin)",* ]]
+	[[ "${lines[3]}" == drop_pct,c,6,*",worse",* ]]	# trusted: no "A/A differs"
+	[[ "${lines[4]}" == drop_pct,d,6,*",1.3000,1.3000,1.3000,0.00,"*",worse",* ]]
 	# --margin 0: any difference is one (the A/A arm then differs)
 	run "$VRB_CACHE/stats/compare" --ref a --aa a_aa --better lower --margin 0 <<<"$data"
 	echo "$output"
-	[[ "${lines[2]}" == *",A/A DIFFERS: the run cannot separate settings" ]]
-	[[ "${lines[3]}" == *",worse (but A/A differs too: not trusted)" ]]
+	[[ "${lines[2]}" == *",A/A DIFFERS: the run cannot separate settings",* ]]
+	[[ "${lines[3]}" == *",worse (but A/A differs too: not trusted)",* ]]
 	# a wider margin swallows d's 30 %
 	run "$VRB_CACHE/stats/compare" --ref a --aa a_aa --better lower --margin 40 <<<"$data"
-	[[ "${lines[5]}" == *",no difference beyond 40 % (higher: within the margin)" ]]
+	[[ "${lines[5]}" == *",no difference beyond 40 % (higher: within the margin)",* ]]
 	# the low side's bound is 1/1.0001, not 0.9999: 0.999900005 lies between
 	run stats_compare pps higher a "" <<<"$(for u in 1 2 3 4 5 6; do echo "$u,a,1000"; echo "$u,b,999.95"; echo "$u,e,999.900005"; done)"
 	echo "$output"
-	[[ "${lines[1]}" == pps,b,6,*",no difference beyond 0.01 % (lower: within the margin)" ]]
-	[[ "${lines[2]}" == pps,e,6,*",worse" ]]
+	[[ "${lines[1]}" == pps,b,6,*",no difference beyond 0.01 % (lower: within the margin)",* ]]
+	[[ "${lines[2]}" == pps,e,6,*",worse",* ]]
 }
 
 @test "a few units: a verdict needs a difference larger than their spread (t quantiles: 4.30 at 3 units)" {
@@ -107,14 +109,14 @@ setup() {
 	# 1.5 % higher, spread 1.3 %: every unit agrees, yet no verdict at 3 units
 	run stats_compare pps higher a "" <<<"$(printf '%s\n' 1,a,100 2,a,100 3,a,100 1,b,101 2,b,103 3,b,100.5)"
 	echo "$output"
-	[[ "${lines[1]}" == pps,b,3,*",no difference detected" ]]
+	[[ "${lines[1]}" == pps,b,3,*",no difference detected",* ]]
 	# 11 % higher, spread 1 %: a verdict at 3 units
 	run stats_compare pps higher a "" <<<"$(printf '%s\n' 1,a,100 2,a,100 3,a,100 1,b,110 2,b,111 3,b,112)"
 	echo "$output"
-	[[ "${lines[1]}" == pps,b,3,*",better" ]]
+	[[ "${lines[1]}" == pps,b,3,*",better",* ]]
 	# 6 units
 	run stats_compare pps higher a "" <<<"$(for u in 1 2 3 4 5 6; do echo "$u,a,100"; echo "$u,b,$((110 + u))"; done)"
-	[[ "${lines[1]}" == pps,b,6,*",better" ]]
+	[[ "${lines[1]}" == pps,b,6,*",better",* ]]
 }
 
 @test "stats_compare prints nothing for a metric without the reference (stock alone has no counters)" {
@@ -127,11 +129,11 @@ setup() {
 	run stats_compare pps higher a a_aa <<<$'1,a,10\n2,a,11\n3,a,12\n1,b,20\n2,b,22\n3,b,24'
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 2 ]
-	[[ "${lines[1]}" == pps,b,3,*,,,"better" ]]	# no A/A interval
+	[[ "${lines[1]}" == pps,b,3,*,,,"better",* ]]	# no A/A interval
 	# a reference whose own spread bounds no interval: the t test of b - a
 	# decides (differences 1, 2, 3: not told from 0 at 3 units)
 	run stats_compare pps higher a "" <<<$'1,a,1\n2,a,2\n3,a,3\n1,b,2\n2,b,4\n3,b,6'
-	[[ "${lines[1]}" == pps,b,3,4,2,2.0000,,,,,,"no difference detected (no interval: the reference varies too much across its units to bound the ratio; the t test of arm - reference)" ]]
+	[[ "${lines[1]}" == pps,b,3,4,2,2.0000,,,,,,"no difference detected (no interval: the reference varies too much across its units to bound the ratio; the t test of arm - reference)",* ]]
 	run stats_compare pps higher a "" <<<$'1,a,1\n2,a,10\n3,a,20\n1,b,6\n2,b,15.01\n3,b,24.99'
 	[[ "${lines[1]}" == pps,b,3,*,,,,,,"better (no interval: "* ]]
 }
@@ -160,7 +162,7 @@ setup() {
 	[ "$status" -eq 1 ] && [[ "$output" == *"no measurements"* ]]
 	# fewer than 3 paired units: no interval, said so
 	run "$c" --ref a <<<$'1,a,1\n1,b,2\n2,a,1\n2,b,2'
-	[ "$status" -eq 0 ] && [[ "${lines[2]}" == *"undefined: fewer than 3 paired units" ]]
+	[ "$status" -eq 0 ] && [[ "${lines[2]}" == *"undefined: fewer than 3 paired units",* ]]
 	run stats_expr "a,b" '$a + $c'
 	[ "$status" -ne 0 ] && [[ "$output" == *"names a column that is not in 'a,b'"* ]]
 	[ "$(stats_expr "rx,rx_queue_size" '$rx_queue_size / $rx')" = '$2 / $1' ]
