@@ -413,7 +413,7 @@ dry_run_report() {
 			if [ -z "$stale" ]; then
 				echo "kernel $v ($VRB_BASE): built, up to date"
 			else
-				echo "kernel $v ($VRB_BASE): built; ${stale//,/, } changed since: rebuilt incrementally first (a few minutes from ccache)"
+				echo "kernel $v ($VRB_BASE): built, out of date (${stale//,/, }): rebuilt incrementally first (a few minutes from ccache)"
 			fi
 		else
 			echo "kernel $v ($VRB_BASE): not built yet: a first build takes about 16 min here, a second from ccache about 5"

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2016 # awk expressions in single quotes
-# The per-cell comparisons of workloads A and B, in one place: the run
+# The per-cell comparisons of workloads A, B and C, in one place: the run
 # scripts write them to verdicts.csv (the metric named with its cell, as
 # workload C's run does: "drop_pct r256 299104"), and the report
 # (bench/report/summary.sh) computes its tables with the same functions,
@@ -30,6 +30,20 @@ a_cell_verdicts() {
 	cell_verdict_rows "$csv" '"r" $repeat' '$drop_pct' "$f" drop_pct lower "$ref" "$aa"
 	grep -m 1 -v '^#' "$csv" | tr ',' '\n' | grep -x mean_batch >/dev/null || return 0
 	cell_verdict_rows "$csv" '"r" $repeat' '$mean_batch' "($f) && \$mean_batch != \"\"" mean_batch "" "$ref" "$aa"
+}
+
+# c_cell_verdicts CSV REF AA RING FRAC REGIME: workload C's comparisons in
+# one cell (trials.csv), a unit a seed: drop %, refills and starved polls
+# per 1000 frames offered, the metric named with its cell ("drop_pct r256
+# x0.9 none").
+c_cell_verdicts() {
+	local csv=$1 ref=$2 aa=$3 cell="r$4 x$5 $6" filt="\$ring == $4 && \$rate_frac == \"$5\" && \$regime == \"$6\""
+	stats_units "$csv" '$unit' '$setting' '$drop_pct' "$filt" |
+		stats_compare "drop_pct $cell" lower "$ref" "$aa"
+	stats_units "$csv" '$unit' '$setting' 'div(1000 * $refills, $offered)' "$filt && \$refills != \"\"" |
+		stats_compare "refills/1k $cell" "" "$ref" "$aa"
+	stats_units "$csv" '$unit' '$setting' 'div(1000 * $starved_polls, $offered)' "$filt && \$starved_polls != \"\"" |
+		stats_compare "starved/1k $cell" "" "$ref" "$aa"
 }
 
 # b_cell_verdicts CSV REF AA RING RATE: workload B's comparisons in one

@@ -260,21 +260,26 @@ $bad"
 	rm -rf "$gen"
 }
 
-# kernel_stale VARIANT: what changed since VARIANT's tree and config were
-# made ("series", "measurement aids", "config fragments", comma-separated),
-# empty when nothing did (a build then only checks that it is up to date).
+# kernel_stale VARIANT: what changed since VARIANT's last finished build
+# ("an unfinished build", "series", "measurement aids", "config fragments",
+# comma-separated), from its vrb-build-info (written only after a build
+# that succeeded); empty when nothing did (a build then only checks that
+# it is up to date).
 kernel_stale() {
-	local w frags=() f key what=()
-	w=$(kernel_workspace)
+	local info frags=() f what=() want
+	info=$(kernel_build_info "$1")
+	[ -f "$info" ] || what+=("an unfinished build")
 	if [ "$1" = stock ]; then
-		[ "$(series_aids "$VRB_PATCHES" | patches_hash)" = "$(cat "$w/state/stock-aids" 2>/dev/null)" ] ||
-			what+=("measurement aids")
+		want="aids $(series_aids "$VRB_PATCHES" | patches_hash)"
+		[ "$want" = "$(kv_get "$info" series)" ] || what+=("measurement aids")
 	else
-		[ "$(series_hash "$VRB_PATCHES")" = "$(cat "$w/state/series" 2>/dev/null)" ] || what+=(series)
+		[ "$(series_hash "$VRB_PATCHES")" = "$(kv_get "$info" series)" ] || what+=(series)
 	fi
 	for f in $(kernel_fragments); do frags+=("$VRB_ROOT/$f"); done
-	key=$(kernel_config_key "${frags[@]}")
-	[ "$key" = "$(cat "$(kernel_config_file).key" 2>/dev/null)" ] || what+=("config fragments")
+	if [ "$(kernel_config_key "${frags[@]}")" != "$(cat "$(kernel_config_file).key" 2>/dev/null)" ] ||
+		[ ! -f "$(kernel_config_file)" ] || [ "$(kernel_config_hash)" != "$(kv_get "$info" config_hash)" ]; then
+		what+=("config fragments")
+	fi
 	local IFS=,
 	echo "${what[*]}"
 }

@@ -296,13 +296,13 @@ family_md() {
 	local file=$1 ref=$2 aa=$3 m=$4 out
 	awk -F'\t' -v m="$m" -v ref="$ref" -v aa="$aa" '{ split($2, f, ","); sub(/:boots$/, "", f[1]); sub(/ .*/, "", f[1]) }
 		f[1] == m && f[2] != ref && f[2] != aa && f[6] != "" { n++ } END { exit !n }' "$file" || return 0
-	if ! awk -F'\t' '{ if (split($2, f, ",") != 13) exit 1 }' "$file"; then
+	if ! awk -F'\t' 'NF { if (split($2, f, ",") != 13) exit 1 }' "$file"; then
 		echo "- Not corrected for their number: this run's rows have no p values (its verdicts.csv was written before they were recorded)."
 		return 0
 	fi
 	out=$("$VRB_CACHE/stats/family" --metric "$m" --ref "$ref" ${aa:+--aa "$aa"} "$file") ||
 		die "family: no correction for $m"
-	awk -F'\t' -v m="$m" 'NR > 1 { n++; if ($7 != "-") { h++; H = H sprintf("%s%s at %s (Holm p %s)", h > 1 ? "; " : "", $2, $1, $5) }
+	awk -F'\t' -v m="$m" 'NR > 1 { n++; if ($7 != "-") { h++; H = H sprintf("%s%s at %s (Holm p %.2g%s)", h > 1 ? "; " : "", $2, $1, $5, $4 == 0 ? ", no spread between units: no noise estimate" : "") }
 			if ($8 != "-") b++ }
 		END { if (!n) exit
 			printf "- Corrected for their number (the family: the run'"'"'s %d comparisons of %s with a p value): %d hold with Holm'"'"'s correction (any false verdict in the family at 5 %%)%s; %d with Benjamini-Hochberg'"'"'s (false verdicts at 5 %% of those that hold).\n",

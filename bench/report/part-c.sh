@@ -60,14 +60,29 @@ window_of() {
 	echo "of those after a warm-up of $w$p (refills and starved polls: the whole trial)"
 }
 
-# c_cell_rows: verdicts.csv's rows in forest_add's format: "ring, rate,
-# regime<TAB>row", the metric without its cell.
-c_cell_rows() {
-	grep -v '^#' "$dir/verdicts.csv" | awk 'NR > 1 { i = index($0, " "); j = index($0, ",")
-		print substr($0, i + 1, j - i - 1) "\t" substr($0, 1, i - 1) substr($0, j) }'
+# c_verdicts: every cell's comparisons (verdicts.csv's rows, no header)
+# into c_rows_file, computed from trials.csv with the function the run
+# wrote its verdicts.csv with (lib/cell-verdicts.sh): a run has one set
+# of verdicts, the current layer's.
+c_verdicts() {
+	local ref aa ring rate regime
+	ref=$(meta "$dir/trials.csv" reference)
+	aa=$(meta "$dir/trials.csv" aa_arm)
+	[ "$aa" != none ] || aa=''
+	: >"$c_rows_file"
+	while IFS=, read -r ring rate regime; do
+		c_cell_verdicts "$dir/trials.csv" "$ref" "$aa" "$ring" "$rate" "$regime" >>"$c_rows_file"
+	done < <(c_cells)
 }
 
-# c_headline: what the run shows, generated from verdicts.csv.
+# c_cell_rows: the comparisons in forest_add's format: "ring, rate,
+# regime<TAB>row", the metric without its cell.
+c_cell_rows() {
+	awk '{ i = index($0, " "); j = index($0, ",")
+		print substr($0, i + 1, j - i - 1) "\t" substr($0, 1, i - 1) substr($0, j) }' "$c_rows_file"
+}
+
+# c_headline: what the run shows, generated from its verdicts.
 c_headline() {
 	local ref aa
 	ref=$(meta "$dir/trials.csv" reference)
@@ -77,6 +92,7 @@ c_headline() {
 	echo
 	echo "- Design: settings $(meta "$dir/trials.csv" settings), reference $ref; $(meta "$dir/trials.csv" seeds) seeds per cell (the unit), the same seeds for every setting, $( [ -n "$aa" ] && echo "$(aa_seeds_of "$dir") for the A/A arm ($aa)" || echo "no A/A arm"); one boot per setting, a fresh device per trial; capacity $(meta "$dir/trials.csv" capacity_pps) frames/s of guest time; rates $(meta "$dir/trials.csv" rates) of it; rings $(meta "$dir/trials.csv" rings); stall regimes $(meta "$dir/trials.csv" stall_regimes); bursts of $(meta "$dir/trials.csv" burst), jitter +-$(meta "$dir/trials.csv" jitter_pct) %, pacing $(pacing_of "$dir"); $(meta "$dir/trials.csv" frames) frames a trial, drop % $(window_of "$dir")."
 	c_cell_rows >"$cell_rows_file"
+	echo "- $(verdicts_note cell '')"
 	headline_md "$cell_rows_file" "$ref" "$aa" drop_pct "refills/1k starved/1k"
 	echo
 }
@@ -84,6 +100,7 @@ c_headline() {
 summary_c() {
 	local f=$dir/trials.csv ring rate regime ref means rows
 	ref=$(meta "$f" reference)
+	c_verdicts
 	echo "# Workload C: $(meta "$f" command)"
 	echo
 	c_headline
@@ -95,7 +112,7 @@ summary_c() {
 	echo
 	means=$(c_means)
 	while IFS=, read -r ring rate regime; do
-		rows=$(grep -v '^#' "$dir/verdicts.csv" | grep " r$ring x$rate $regime," || true)
+		rows=$(grep " r$ring x$rate $regime," "$c_rows_file" || true)
 		echo "### Ring $ring, ${rate}x capacity, stalls $regime"
 		echo
 		if [ -f "$dir/costs.csv" ]; then

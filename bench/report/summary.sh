@@ -46,7 +46,9 @@ errors_file=$(mktemp)
 # every cell's compare rows ("CELL<TAB>row"): the headline and forest plots
 cell_rows_file=$(mktemp)
 # nothing half-written left behind, whatever ends the script
-trap 'rm -f "$errors_file" "$cell_rows_file"; [ -z "${dir:-}" ] || rm -rf "$dir/summary.md.tmp" "$dir/plots.tmp"' EXIT
+# workload C's verdicts, recomputed from trials.csv (bench/report/part-c.sh)
+c_rows_file=$(mktemp)
+trap 'rm -f "$errors_file" "$cell_rows_file" "$c_rows_file"; [ -z "${dir:-}" ] || rm -rf "$dir/summary.md.tmp" "$dir/plots.tmp"' EXIT
 die() {
 	printf '%s: error: %s\n' "$VRB_PROG" "$*" >&2
 	echo "$*" >>"$errors_file"

@@ -108,23 +108,37 @@ class Ratio:
 
 UNBOUNDED = "the reference varies too much across its units to bound the ratio"
 OUT_OF_RANGE = "the ratio is too large for an interval in floating point"
+ROUNDING = "the interval is lost to rounding: the differences are too small beside the values"
 
 
-def bound(res, k, vaa, vrr, var, df, level):
+def bound(res, k, vaa, vrr, var, df, level, vdiff):
     """RES's interval from the scaled (by K = |ref mean|) variances at DF
     degrees of freedom, or, where none is bounded, the t test of arm - ref
     (Welch's when VAR = 0 and the arms are independent); the p value of
-    that test at R = 1 either way; RES returned."""
+    that test at R = 1 either way, from VDIFF, the variance of the mean
+    difference computed from the differences themselves (vaa + vrr - 2 var
+    loses its digits where the differences are tiny beside the values);
+    RES returned. Variances that overflowed: undefined, no p."""
+    if not all(math.isfinite(x) for x in (vaa, vrr, var, vdiff, res.ma / k, res.mr / k)):
+        res.why = OUT_OF_RANGE
+        return res
     t = t_quantile(df, level)
-    res.p = p_value((res.ma - res.mr) / k, vaa + vrr - 2 * var, df)
     try:
         ci = fieller(res.ma / k, res.mr / k, vaa, vrr, var, t)
     except OverflowError:
         res.why = OUT_OF_RANGE
         return res
-    if ci is None:
+    res.p = p_value((res.ma - res.mr) / k, vdiff, df)
+    # the interval and the test at R = 1 are one statement; where rounding
+    # in the interval's terms makes them disagree, the test (computed from
+    # the differences) stands alone
+    if ci is not None and (ci[0] > 1 or ci[1] < 1) != (t_test((res.ma - res.mr) / k, vdiff, t) != "none"):
+        ci = None
+        res.why = ROUNDING
+    elif ci is None:
         res.why = UNBOUNDED
-        res.test = t_test((res.ma - res.mr) / k, vaa + vrr - 2 * var, t)
+    if ci is None:
+        res.test = t_test((res.ma - res.mr) / k, vdiff, t)
         if res.mr < 0 and res.test != "none":
             res.test = "lower" if res.test == "higher" else "higher"
         return res
@@ -145,8 +159,9 @@ def opening(a, r, what):
     """The means of A and R as a Ratio; its why is set when no interval
     can follow (too few WHAT, or a reference of 0)."""
     na, nr = len(a), len(r)
-    res = Ratio(min(na, nr), float(np.mean(a)) if na else math.nan,
-                float(np.mean(r)) if nr else math.nan)
+    # exact sums: equal values give equal means whatever their count
+    res = Ratio(min(na, nr), math.fsum(a) / na if na else math.nan,
+                math.fsum(r) / nr if nr else math.nan)
     if min(na, nr) < MIN_UNITS:
         res.why = "fewer than %d %s" % (MIN_UNITS, what)
     elif res.mr == 0:
@@ -162,7 +177,8 @@ def paired_ratio(a, r, level):
     k = abs(res.mr)
     with np.errstate(over="ignore", invalid="ignore"):
         cov = np.cov(np.vstack([a / k, r / k]), ddof=1) / n
-    return nonnegative(bound(res, k, cov[0, 0], cov[1, 1], cov[0, 1], n - 1, level), a, r)
+        vdiff = float(np.var(a / k - r / k, ddof=1)) / n
+    return nonnegative(bound(res, k, cov[0, 0], cov[1, 1], cov[0, 1], n - 1, level, vdiff), a, r)
 
 
 def unpaired_ratio(a, r, level):
@@ -183,9 +199,10 @@ def unpaired_ratio(a, r, level):
     if not (math.isfinite(num) and math.isfinite(den) and math.isfinite(vaa)):
         res.why = OUT_OF_RANGE
         return res
-    # Welch-Satterthwaite at the estimate; no spread: the larger df
-    df = num / den if den > 0 else float(na + nr - 2)
-    return nonnegative(bound(res, k, vaa, vrr, 0.0, df, level), a, r)
+    # Welch-Satterthwaite at the estimate; where that leaves no term (an
+    # arm of zeros: ratio 0; or no spread at all), the smaller side's df
+    df = num / den if den > 0 else float(min(na, nr) - 1)
+    return nonnegative(bound(res, k, vaa, vrr, 0.0, df, level, vaa + vrr), a, r)
 
 
 NAME = re.compile(r"[A-Za-z0-9_.:+-]{1,63}$")
@@ -265,7 +282,7 @@ def verdict_text(opts, c, aa, is_aa):
         return "undefined: " + c.why
     if not c.defined:
         # no interval, but the t test at R = 1 decided
-        note = " (no interval: %s; the t test of arm - reference)" % UNBOUNDED
+        note = " (no interval: %s; the t test of arm - reference)" % c.why
         if is_aa:
             return ("A/A: no difference (the noise floor)" if v == "none" else
                     "A/A DIFFERS: the run cannot separate settings") + note
@@ -300,7 +317,8 @@ def row(opts, arm, c, aa, is_aa):
         out += ["%.4f" % c.ratio, "%.4f" % c.lo, "%.4f" % c.hi, "%.2f" % (100 * (c.hi - c.lo) / 2)]
     out += ["%.4f" % aa.lo, "%.4f" % aa.hi] if aa is not None and aa.defined else ["", ""]
     out.append(verdict_text(opts, c, aa, is_aa))
-    out.append("" if c.p is None else "%.4g" % c.p)
+    # enough digits that the rounded p falls on the verdict's side of 0.05
+    out.append("" if c.p is None else "%.6g" % c.p)
     return ",".join(out)
 
 

@@ -9,19 +9,25 @@ those that hold. Both on statsmodels.
 
 Input: compare's rows (metric,arm,...,verdict,p), each optionally after a
 context and a TAB (the report layer's "CELL<TAB>row"); "#" lines and
-headers skipped. A row belongs to metric M when its metric is M or starts
-with "M " or "M:" (a cell or a kernel named after it).
+headers skipped. A row belongs to metric M when its metric is M, M:boots (the
+other kernel, by boot) or starts with "M " (M and its cell).
 
 Output (TAB-separated, a header first): context, arm, verdict, p, p_holm,
 p_bh, holm, bh; holm and bh are the verdict where it holds after that
 correction, else "-". A verdict can hold only where compare gave one that
 is trusted (better/worse/higher/lower with no "not trusted", not within
-the margin); a row with no p (undefined) is not in the family.
+the margin); such a withheld verdict stays in the family (its number
+counts) with p taken as 1, so that a p the run's own A/A arm discredits
+moves no threshold. A row with no p (undefined) is not in the family.
 """
 import argparse
 import sys
 
-from statsmodels.stats.multitest import multipletests
+try:
+    from statsmodels.stats.multitest import multipletests
+except ImportError:
+    sys.stderr.write("family: needs python3-statsmodels (scripts/install-deps.sh installs it)\n")
+    sys.exit(1)
 
 DIRECTED = ("better", "worse", "higher", "lower")
 
@@ -55,11 +61,19 @@ def parse(argv):
 
 
 def in_metric(name, metric):
-    return name == metric or name.startswith(metric + " ") or name.startswith(metric + ":")
+    """METRIC itself, the other kernel's METRIC:boots, or METRIC with its
+    cell ("drop_pct r256 x0.9 none"): the rows the headline counts."""
+    return name in (metric, metric + ":boots") or name.startswith(metric + " ")
 
 
 def trusted(verdict):
     return verdict.startswith(DIRECTED) and "not trusted" not in verdict
+
+
+def discredited(verdict):
+    """A verdict compare withheld although p < 0.05: the A/A arm differed
+    too, or the difference lies within the margin."""
+    return "not trusted" in verdict or "within the margin" in verdict
 
 
 def read_rows(f, name, opts):
@@ -74,8 +88,9 @@ def read_rows(f, name, opts):
         if f_[0] == "metric":
             continue
         if len(f_) != 13:
-            raise ValueError("%s:%d: expected compare's 13 columns (metric,...,verdict,p), got %d: "
-                             "a verdicts.csv from before p was recorded?" % (name, lineno, len(f_)))
+            raise ValueError("%s:%d: expected compare's 13 columns (metric,...,verdict,p), got %d%s"
+                             % (name, lineno, len(f_),
+                                ": a verdicts.csv from before p was recorded?" if len(f_) == 12 else ""))
         metric, arm, verdict, p = f_[0], f_[1], f_[11], f_[12]
         if not in_metric(metric, opts.metric) or arm in (opts.ref, opts.aa) or p == "":
             continue
@@ -85,7 +100,7 @@ def read_rows(f, name, opts):
             pv = -1.0
         if not 0 <= pv <= 1:
             raise ValueError("%s:%d: p '%s' is not a probability" % (name, lineno, p))
-        rows.append((ctx or metric, arm, verdict, pv))
+        rows.append((ctx or metric, arm, verdict, pv + 0.0))	# no "-0"
     return rows
 
 
@@ -106,7 +121,7 @@ def main(argv):
     print("\t".join(("context", "arm", "verdict", "p", "p_holm", "p_bh", "holm", "bh")))
     if not rows:
         return 0
-    ps = [r[3] for r in rows]
+    ps = [1.0 if discredited(r[2]) else r[3] for r in rows]
     rej_h, p_h, _, _ = multipletests(ps, alpha=opts.alpha, method="holm")
     rej_b, p_b, _, _ = multipletests(ps, alpha=opts.alpha, method="fdr_bh")
     for (ctx, arm, verdict, p), rh, ph, rb, pb in zip(rows, rej_h, p_h, rej_b, p_b):

@@ -246,6 +246,22 @@ class Arithmetic(unittest.TestCase):
         self.assertEqual(compare.paired_ratio(np.array([2.0, 2, 2]), np.array([1.0, 1, 1]), LEVEL).p, 0.0)
         self.assertEqual(compare.paired_ratio(np.array([1.0, 1, 1]), np.array([1.0, 1, 1]), LEVEL).p, 1.0)
         self.assertIsNone(compare.paired_ratio(np.array([1.0, 1, 1]), np.array([0.0, 0, 0]), LEVEL).p)
+        # a ratio too large for an interval is undefined: no p either
+        c = compare.paired_ratio(np.array([1e300, 2e300, 3e300]), np.array([1e-10, 2e-10, 1.5e-10]), LEVEL)
+        self.assertEqual((c.verdict(), c.p), ("undefined", None))
+        # differences of 1e-8 beside the values: the interval's terms lose
+        # their digits; the test from the differences decides, and says so
+        r = np.array([80695289.5, 80986138.2, 52017230.5, 29294336.6])
+        c = compare.paired_ratio(r + np.array([0.4, 0.2, 0.1, 0.6]), r, LEVEL)
+        self.assertEqual((c.defined, c.verdict()), (False, "none"))
+        self.assertIn("lost to rounding", c.why)
+        self.assertAlmostEqual(c.p, stats.ttest_rel(r + np.array([0.4, 0.2, 0.1, 0.6]), r).pvalue, places=2)
+        # an overflowing spread: undefined, not a verdict with p 1
+        c = compare.paired_ratio(np.array([1e9, 2e9, 3e9]), np.array([1e-300, -1e-300, 3e-300]), LEVEL)
+        self.assertEqual((c.verdict(), c.p), ("undefined", None))
+        # unpaired, an arm of zeros: Welch's test (the reference's df)
+        u = compare.unpaired_ratio(np.array([0.0, 0, 0]), np.array([1.0, 2, 3.5]), LEVEL)
+        self.assertAlmostEqual(u.p, stats.ttest_ind([0, 0, 0], [1, 2, 3.5], equal_var=False).pvalue, places=10)
         rc, lines, _ = run(["--ref", "a"], "1,a,1\n1,b,2\n2,a,2\n2,b,3\n3,a,4\n3,b,5.5\n")
         self.assertEqual(lines[1].split(",")[12], "")
         self.assertAlmostEqual(float(lines[2].split(",")[12]), stats.ttest_rel([2, 3, 5.5], [1, 2, 4]).pvalue, places=3)

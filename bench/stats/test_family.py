@@ -5,7 +5,7 @@ family of compare's rows (the reference, the A/A arm, other metrics and
 undefined rows left out; verdicts that are not trusted never hold), bad
 input refused, and on simulated runs with no difference anywhere: Holm
 keeps the chance of any verdict in a family of 8 comparisons at 5 %, where
-the uncorrected verdicts give one in about a third of the runs."""
+the uncorrected verdicts give one in about a quarter of the runs."""
 import io
 import sys
 import unittest
@@ -76,6 +76,13 @@ class ByHand(unittest.TestCase):
                          [("b", "-", "-"), ("c", "-", "-"), ("d", "higher", "higher")])
         # no context: the metric names the row
         self.assertEqual(out[1][0], "x")
+        # an untrusted p moves no threshold: with its 0.001 BH would let
+        # t's 0.03 hold (0.03 x 2 / 2); taken as 1, t's is 0.06
+        rows = [row("x", "u", "better (but A/A differs too: not trusted)", "0.001"),
+                row("x", "t", "better", "0.03")]
+        rc, out, _ = run(["--metric", "x", "--ref", "a"], "\n".join(rows) + "\n")
+        self.assertEqual([(r[1], r[6], r[7]) for r in out[1:]], [("u", "-", "-"), ("t", "-", "-")])
+        self.assertAlmostEqual(float(out[2][5]), 0.06)
 
     def test_an_empty_family(self):
         rc, out, _ = run(["--metric", "y", "--ref", "a"], row("x", "b", "better", "0.01") + "\n")

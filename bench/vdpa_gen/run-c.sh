@@ -17,6 +17,8 @@ export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$
 . "$VRB_ROOT/lib/guest.sh"
 # shellcheck source=lib/workload.sh
 . "$VRB_ROOT/lib/workload.sh"
+# shellcheck source=lib/cell-verdicts.sh
+. "$VRB_ROOT/lib/cell-verdicts.sh"
 # shellcheck source=lib/stats.sh
 . "$VRB_ROOT/lib/stats.sh"
 # shellcheck source=bench/report/lib.sh
@@ -554,24 +556,15 @@ boot() {
 }
 
 # verdicts: per cell (ring, rate, regime), every setting against REF,
-# paired by unit (seed): drop %, refills and starved polls per 1000 frames.
-# shellcheck disable=SC2016 # awk expressions
+# paired by unit (seed): drop %, refills and starved polls per 1000 frames
+# (lib/cell-verdicts.sh: the report recomputes them with the same function).
 verdicts() {
-	local r f g cell filt
+	local r f g
 	results_csv_open "$out/verdicts.csv" "$STATS_COLS" "${meta[@]}" "unit=seed (per ring, rate, stall regime)"
 	for r in $rings; do
 		for f in $rates; do
 			for g in $stall_regimes; do
-				cell="r$r x$f $g"
-				filt="\$ring == $r && \$rate_frac == \"$f\" && \$regime == \"$g\""
-				{
-					stats_units "$out/trials.csv" '$unit' '$setting' '$drop_pct' "$filt" |
-						stats_compare "drop_pct $cell" lower "$ref" "$aa"
-					stats_units "$out/trials.csv" '$unit' '$setting' 'div(1000 * $refills, $offered)' "$filt && \$refills != \"\"" |
-						stats_compare "refills/1k $cell" "" "$ref" "$aa"
-					stats_units "$out/trials.csv" '$unit' '$setting' 'div(1000 * $starved_polls, $offered)' "$filt && \$starved_polls != \"\"" |
-						stats_compare "starved/1k $cell" "" "$ref" "$aa"
-				} >>"$out/verdicts.csv"
+				c_cell_verdicts "$out/trials.csv" "$ref" "$aa" "$r" "$f" "$g" >>"$out/verdicts.csv"
 			done
 		done
 	done
@@ -605,9 +598,11 @@ tables() {
 		grep -v '^#' "$out/trials.csv" | awk -F, 'NR > 1 {
 				k = sprintf("%6s %5s %-16s", $3, $4, $6); s[k, $1] += $12; n[k, $1]++; K[k]; S[$1] }
 			END {
-				printf "%-29s", "ring  rate  stalls"; for (x in S) { o[++m] = x }
-				for (i = 1; i <= m; i++) printf " %9s", o[i]; print ""
-				for (k in K) { printf "%s", k; for (i = 1; i <= m; i++) printf " %9.3f", s[k, o[i]] / n[k, o[i]]; print "" } }' |
+				# a column as wide as the longest setting name
+				w = 9; for (x in S) { o[++m] = x; if (length(x) > w) w = length(x) }
+				printf "%-29s", "ring  rate  stalls"
+				for (i = 1; i <= m; i++) printf " %" w "s", o[i]; print ""
+				for (k in K) { printf "%s", k; for (i = 1; i <= m; i++) printf " %" w ".3f", s[k, o[i]] / n[k, o[i]]; print "" } }' |
 			sort -k1,1n -k2,2n
 		echo
 		echo "Against $ref, paired by seed (95 % Fieller intervals; ${aa:-no A/A arm}: the A/A arm, the noise floor):"

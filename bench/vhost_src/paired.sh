@@ -160,11 +160,14 @@ paired_tables() {
 		echo "Per setting, all counted blocks (frames; refills and starved polls per 1000 frames the guest received):"
 		grep -v '^#' "$out/blocks.csv" | awk -F, 'NR > 1 {
 				k = $5 "," $8 "," $7; if (!(k in n)) K[++nk] = k
-				n[k]++; o[k] += $10; x[k] += $12; g[k] += $14; rf[k] += $15; sp[k] += $17 }
+				n[k]++; o[k] += $10; x[k] += $12; g[k] += $14; rf[k] += $15; sp[k] += $17
+				if (length($5) > w) w = length($5) }
 			END {
-				printf "%-12s %6s %9s %7s %11s %10s %7s %12s %12s\n", "setting", "ring", "rate", "blocks", "offered", "dropped", "drop%", "refills/1k", "starved/1k"
+				# the setting column as wide as the longest name
+				if (w < 12) w = 12
+				printf "%-" w "s %6s %9s %7s %11s %10s %7s %12s %12s\n", "setting", "ring", "rate", "blocks", "offered", "dropped", "drop%", "refills/1k", "starved/1k"
 				for (i = 1; i <= nk; i++) { k = K[i]; split(k, f, ",")
-					printf "%-12s %6s %9s %7d %11d %10d %7.2f %12.2f %12.3f\n", f[1], f[2], f[3], n[k], o[k], x[k],
+					printf "%-" w "s %6s %9s %7d %11d %10d %7.2f %12.2f %12.3f\n", f[1], f[2], f[3], n[k], o[k], x[k],
 						o[k] ? 100 * x[k] / o[k] : 0, g[k] ? 1000 * rf[k] / g[k] : 0, g[k] ? 1000 * sp[k] / g[k] : 0 }
 			}'
 		echo

@@ -462,7 +462,7 @@ tables() {
 		echo "accelerator: $(sed -n 's/^# accel: //p' "$out/trials.csv"); guest load: $guest_load busy loops"
 		echo
 		grep -v '^#' "$out/intervals.csv" | tail -n +2 | awk -F, -v settings="$settings" -v ms="$interval" '
-			BEGIN { ns = split(settings, S, " ") }
+			BEGIN { ns = split(settings, S, " "); w = 14; for (s = 1; s <= ns; s++) if (length(S[s]) > w) w = length(S[s]) }
 			{ t = $1 "," $2 "," $3 "," $11; i = ++idx[t]; k = $11 "," $3
 			  if (!(k in seen)) { seen[k] = 1; K[++nk] = k }
 			  sum[k, i, $2] += $7; cnt[k, i, $2]++; if (i > maxi[k]) maxi[k] = i }
@@ -471,12 +471,12 @@ tables() {
 					split(K[a], f, ",")
 					printf "rx_queue_size %s, %s pps offered: drops per %d ms interval, mean over repeats\n", f[1], f[2], ms
 					printf "%-9s", "interval"
-					for (s = 1; s <= ns; s++) printf " %14s", S[s]
+					for (s = 1; s <= ns; s++) printf " %" w "s", S[s]
 					printf " %9s\n", "pps"
 					for (i = 1; i <= maxi[K[a]]; i++) {
 						printf "%-9d", i
 						for (s = 1; s <= ns; s++)
-							printf " %14s", cnt[K[a], i, S[s]] ? sprintf("%.1f", sum[K[a], i, S[s]] / cnt[K[a], i, S[s]]) : "-"
+							printf " %" w "s", cnt[K[a], i, S[s]] ? sprintf("%.1f", sum[K[a], i, S[s]] / cnt[K[a], i, S[s]]) : "-"
 						printf " %9s\n", f[2]
 					}
 					print ""

@@ -64,14 +64,19 @@ setup() {
 	mkdir -p "$(dirname "$img")"
 	touch "$img"
 	run "$VRB_ROOT/run-bench.sh" --dry-run
-	grep -qx "kernel patched (6.1): built; series, config fragments changed since: rebuilt .*" <<<"$output"
+	grep -qx "kernel patched (6.1): built, out of date (an unfinished build, series, config fragments): rebuilt .*" <<<"$output"
 	grep -qx "kernel stock (6.1): not built yet: .*" <<<"$output"
-	# a tree and config made from what the repository holds now: up to date
-	(load_libs && w=$(kernel_workspace) && mkdir -p "$w/state" && series_hash "$VRB_ROOT/patches/6.1" >"$w/state/series" &&
+	# a build that finished from what the repository holds now: up to date
+	(load_libs && export VRB_PATCHES=$VRB_ROOT/patches/6.1 && w=$(kernel_workspace) && mkdir -p "$w/state" &&
 		frags=() && for f in $(kernel_fragments); do frags+=("$VRB_ROOT/$f"); done &&
-		kernel_config_key "${frags[@]}" >"$(kernel_config_file).key")
+		kernel_config_key "${frags[@]}" >"$(kernel_config_file).key" && echo "# a config" >"$(kernel_config_file)" &&
+		printf 'series=%s\nconfig_hash=%s\n' "$(series_hash "$VRB_PATCHES")" "$(kernel_config_hash)" >"$(kernel_build_info patched)")
 	run "$VRB_ROOT/run-bench.sh" --dry-run
 	grep -qx "kernel patched (6.1): built, up to date" <<<"$output"
+	# the config regenerated since (another fragment set): not up to date
+	(load_libs && echo "# another config" >"$(kernel_config_file)")
+	run "$VRB_ROOT/run-bench.sh" --dry-run
+	grep -qx "kernel patched (6.1): built, out of date (config fragments): rebuilt .*" <<<"$output"
 	# full: one B step per ring, then the zero-loss search, then the
 	# adaptive rules; numbers kept when filtered
 	run "$VRB_ROOT/run-bench.sh" --profile full --dry-run B
