@@ -122,7 +122,7 @@ aa_cell() {
 	row=$(cell_rows "$csv" "$(unit_expr "$kind")" '$setting' "$6" "($3) && ($7)" "$4" "$5" "$ref" "$aa" |
 		grep "^[^,]*,$aa," || true)
 	[ -n "$row" ] || { echo "-"; return; }
-	awk -F, '{ if ($7 == "") print "undefined"; else printf "[%.4f, %.4f] %s\n", $7, $8, ($12 ~ /DIFFERS/ ? "DIFFERS" : "ok") }' <<<"$row"
+	awk -F, '{ if ($12 ~ /deterministic/) print "deterministic"; else if ($7 == "") print "undefined"; else printf "[%.4f, %.4f] %s\n", $7, $8, ($12 ~ /DIFFERS/ ? "DIFFERS" : "ok") }' <<<"$row"
 }
 
 main() {

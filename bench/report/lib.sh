@@ -87,7 +87,7 @@ function ci_num(x, lo, hi) { return sprintf("%." ci_digits(lo, hi) "f", x) }
 ratio_cell() {
 	awk -F, "$REPORT_AWK_PREC"'{ if ($12 == "reference") print "ref"
 		else if ($6 == "") print "-"
-		else if ($7 == "") print $6
+		else if ($7 == "") print $6 ($12 ~ /deterministic/ ? " (exact: identical units)" : "")
 		else printf "%s%s\n", ci_fmt($6, $7, $8), ($7 == $8 ? " (no spread)" : "") }' <<<"$1"
 }
 
@@ -177,11 +177,12 @@ forest_add() {
 
 # forest_plot PNG TITLE METRIC FILE: a forest plot of FILE's rows (from
 # forest_add) whose metric is METRIC: per cell and setting, the ratio to
-# the reference (log axis) with its 95 % interval, the cell's A/A interval
-# as a grey band behind it (the noise floor), a line at 1. Points are
-# coloured by what the interval says (above 1, below 1, includes 1; a
-# verdict from a cell whose A/A arm differed, or the A/A arm's own row,
-# apart; so are rows whose units are identical: no verdict). The plotted
+# the reference (log axis) with its 95 % interval, the cell's noise floor
+# (its A/A interval mirrored about 1: compare claims no effect within it)
+# as a grey band behind it, a line at 1. Points are coloured by what the
+# interval says (above 1, below 1, includes 1; a verdict below the noise
+# floor, or the A/A arm's own row, apart; so are rows whose units are
+# identical: deterministic, no verdict). The plotted
 # numbers stay beside the PNG (NAME.dat).
 forest_plot() {
 	local png=$1 title=$2 metric=$3 file=$4 dat n h ytics xr xt xmin
@@ -191,14 +192,21 @@ forest_plot() {
 			if (f[1] != m || f[12] == "reference" || f[6] == "") next
 			lo = f[7] == "" ? f[6] : f[7]; hi = f[8] == "" ? f[6] : f[8]
 			if (f[12] ~ /^A\/A/) cls = 4
-			else if (f[12] ~ /not trusted/) cls = 5
-			else if (f[7] != "" && f[7] == f[8] && f[12] !~ /^(better|worse|higher|lower)/) cls = 6
+			else if (f[12] ~ /below the noise floor/) cls = 5
+			else if (f[12] ~ /not trusted/) cls = 8
+			else if (f[12] ~ /^deterministic/ || (f[7] != "" && f[7] == f[8] && f[12] !~ /^(better|worse|higher|lower)/)) cls = 6
 			else if (f[7] != "" && lo > 1) cls = 1
 			else if (f[7] != "" && hi < 1) cls = 2
 			else cls = 3
+			# the band: the noise floor, the A/A interval mirrored about 1
+			# (compare)
+			bl = bh = "NaN"
+			if (f[10] != "" && f[10] > 0) { F = f[11] > 1 / f[10] ? f[11] : 1 / f[10]; F = F < 1 ? 1 : F; bl = sprintf("%.6g", 1 / F); bh = sprintf("%.6g", F) }
+			# an A/A interval that reaches 0: a floor of 0-inf, no band (the
+			# points say "below the noise floor")
 			# a log axis has no 0: such a point sits at its left edge, said in the label
 			printf "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%s: %s%s\n", ++n, f[6], lo, hi,
-				f[10] == "" ? "NaN" : f[10], f[11] == "" ? "NaN" : f[11], cls, $1, f[2], f[6] + 0 == 0 ? " (ratio 0)" : "" }' "$file" >"$dat"
+				bl, bh, cls, $1, f[2], f[6] + 0 == 0 ? " (ratio 0)" : "" }' "$file" >"$dat"
 	n=$(wc -l <"$dat")
 	[ "$n" -gt 0 ] || { rm -f "$dat"; return 0; }
 	h=$((150 + 18 * n))
@@ -216,56 +224,78 @@ forest_plot() {
 set datafile separator '\t'
 set logscale x; set xrange $xr; set xtics $xt; set yrange [$n + 0.7:0.3]
 set ytics ($ytics) scale 0 font ',8'; set grid xtics noytics
-set xlabel 'ratio to the reference (log scale), 95 % interval; grey: the A/A interval (noise floor)'
+set xlabel 'ratio to the reference (log scale), 95 % interval; grey: the noise floor (the A/A interval mirrored about 1)'
 set arrow from 1, graph 0 to 1, graph 1 nohead lc rgb 'black' lw 1.5
 set style fill transparent solid 0.35 noborder
 set key outside right top
 z(x) = x > 0 ? x : $xmin
-plot '$dat' using ((z(\$5) + \$6) / 2):1:(z(\$5)):6:(\$1 - 0.4):(\$1 + 0.4) with boxxyerror fc rgb 'grey70' title 'A/A interval', \\
-	'$dat' using (z(\$2)):1:(z(\$3)):(z(\$4)):(\$7 == 1 ? 0xb2182b : \$7 == 2 ? 0x2166ac : \$7 == 4 ? 0x7f7f7f : \$7 == 5 ? 0xe08214 : \$7 == 6 ? 0x9467bd : 0x000000) with xerrorbars pt 7 ps 0.9 lc rgb variable notitle, \\
+plot '$dat' using ((z(\$5) + \$6) / 2):1:(z(\$5)):6:(\$1 - 0.4):(\$1 + 0.4) with boxxyerror fc rgb 'grey70' title 'noise floor', \\
+	'$dat' using (z(\$2)):1:(z(\$3)):(z(\$4)):(\$7 == 1 ? 0xb2182b : \$7 == 2 ? 0x2166ac : \$7 == 4 ? 0x7f7f7f : \$7 == 5 ? 0xe08214 : \$7 == 6 ? 0x9467bd : \$7 == 8 ? 0x8c510a : 0x000000) with xerrorbars pt 7 ps 0.9 lc rgb variable notitle, \\
 	NaN with points pt 7 lc rgb '#b2182b' title 'interval above 1', \\
 	NaN with points pt 7 lc rgb '#2166ac' title 'interval below 1', \\
 	NaN with points pt 7 lc rgb 'black' title 'interval holds 1', \\
-	NaN with points pt 7 lc rgb '#e08214' title 'not trusted (A/A differed)', \\
+	NaN with points pt 7 lc rgb '#e08214' title 'below the noise floor', \\
+	NaN with points pt 7 lc rgb '#8c510a' title 'not trusted (A/A differed, no interval)', \\
 	NaN with points pt 7 lc rgb '#7f7f7f' title 'the A/A arm itself', \\
-	NaN with points pt 7 lc rgb '#9467bd' title 'units identical (no verdict)'"
+	NaN with points pt 7 lc rgb '#9467bd' title 'units identical (deterministic: no verdict)'"
 }
 
 # headline_md FILE REF AA PRIMARY MECH: the headline's lines from the
 # per-cell compare rows of FILE (forest_add's format). For each metric in
-# PRIMARY: the noise floor (the widest A/A interval of a cell and the
-# cells where it excluded 1), the verdicts that hold (better or worse, not
-# from a cell whose A/A arm differed) and how many comparisons they come
-# from; for each metric in MECH, each setting's range of ratios over the
+# PRIMARY: the noise floor (the A/A interval mirrored about 1: its widest
+# and narrowest cell, the cells where it excluded 1), the verdicts that
+# hold (better or worse, beyond the floor) and how many comparisons they
+# come from, the deterministic ones apart; for each metric in MECH, each setting's range of ratios over the
 # cells (the mechanism).
 headline_md() {
 	local file=$1 ref=$2 aa=$3 m verbs=''
 	for m in $4 $5; do verbs+="$m=$(verb "$m");"; done
 	[ -n "$aa" ] || echo "- Noise floor: none, the run has no A/A arm; nothing tells a difference from noise."
 	for m in $4; do
-		[ -z "$aa" ] || awk -F'\t' -v m="$m" -v aa="$aa" '{ split($2, f, ","); sub(/:boots$/, "", f[1]) }
+		[ -z "$aa" ] || awk -F'\t' -v m="$m" -v ref="$ref" -v aa="$aa" '{ split($2, f, ","); sub(/:boots$/, "", f[1]) }
+			# every comparison of the metric, and the deterministic ones
+			f[1] == m && f[2] != ref { all++; if (f[12] ~ /deterministic/) alldet++ }
 			f[1] == m && f[2] == aa { rows++ }
-			f[1] == m && f[2] == aa && f[7] != "" { w = 100 * (f[8] - f[7]); if (w > mx) mx = w; n++; if (f[12] ~ /DIFFERS/) bad++ }
+			# the floor F of a cell (compare): its A/A interval mirrored
+			# about 1, or the exact ratio of a deterministic A/A arm mirrored
+			f[1] == m && f[2] == aa && (f[7] != "" || f[12] ~ /deterministic/) { n++
+				if (f[12] ~ /DIFFERS/) bad++
+				if (f[12] ~ /deterministic/) { det++; lo = hi = f[6] } else { lo = f[7]; hi = f[8] }
+				if (lo <= 0) { inf++; next }
+				F = hi > 1 / lo ? hi : 1 / lo; if (F < 1) F = 1
+				if (F > mx) { mx = F; wc = $1 }; if (!nf++ || F < mn) mn = F }
+			# 1/F-F with the digits that tell both ends from 1
+			function span(F,   d, a, b) { if (F <= 1) return "none beyond rounding (the A/A arm reads 1 to the digits printed)"
+				for (d = 3; d < 10; d++) { a = sprintf("%." d "g", 1 / F); b = sprintf("%." d "g", F); if (a != "1" && b != "1") break }
+				return "ratios " a "-" b }
 			END { if (!rows) exit
-				if (!n) printf "- Noise floor (%s): not estimated: the A/A arm has no interval in any cell (fewer than 3 units, or a reference too spread to bound a ratio).\n", m
-				else if (mx == 0) printf "- Noise floor (%s): none; the A/A arm'"'"'s ratio has no spread in any cell (its interval has no width at 4 decimals: deterministic, no noise estimate).\n", m
-				else printf "- Noise floor (%s): the A/A arm'"'"'s 95 %% interval spans at most %s %% (widest cell); it excluded 1 (a difference where there is none) in %d of %d cells.\n", m, mx < 0.1 ? sprintf("%.2g", mx) : sprintf("%.1f", mx), bad + 0, n }' "$file"
+				if (alldet == all) { printf "- Noise floor (%s): none; the run is deterministic (identical units in every cell): its ratios are exact, and it has no noise estimate and no verdicts.\n", m; exit }
+				if (!n) { printf "- Noise floor (%s): not estimated: the A/A arm has no interval in any cell (fewer than 3 units, or a reference too spread to bound a ratio).\n", m; exit }
+				printf "- Noise floor (%s): an effect within the A/A arm'"'"'s 95 %% interval mirrored about 1%s is not claimed, whichever way that interval lies: ", m, (det ? " (its exact ratio where its units are identical: deterministic)" : "")
+				if (nf == 1 || span(mx) == span(mn)) printf "%s%s", span(mx), (nf == 1 ? " (" wc ")" : " in every cell")
+				else if (nf) printf "%s in the widest cell (%s), %s in the narrowest", span(mx), wc, span(mn)
+				if (inf) printf "%s%d cell%s whose A/A interval reaches 0 cannot resolve anything", (nf ? "; " : ""), inf, (inf > 1 ? "s" : "")
+				printf ". The A/A interval excluded 1 (a difference where there is none) in %d of %d cells; verdicts beyond the floor hold there too.\n", bad + 0, n - det }' "$file"
 		awk -F'\t' -v m="$m" -v ref="$ref" -v aa="$aa" -v verbs="$verbs" "$REPORT_AWK_PREC"'
 			BEGIN { k = split(verbs, a, ";"); for (i = 1; i <= k; i++) { split(a[i], p, "="); vb[p[1]] = p[2] } }
 			{ split($2, f, ","); sub(/:boots$/, "", f[1]) }
 			f[1] != m || f[2] == ref || f[2] == aa { next }
 			f[6] == "" || f[12] ~ /^undefined/ { if (!(und++)) why = f[12]; next }
+			f[12] ~ /^deterministic/ { det++; next }
 			{ n++ }
+			f[12] ~ /below the noise floor/ { bf++; next }
 			f[12] ~ /not trusted/ { nt++; next }
 			f[12] ~ /^(better|worse|higher|lower)/ {
 				ci = f[7] == "" ? "(no interval)" : "[" ci_num(f[7], f[7], f[8]) ", " ci_num(f[8], f[7], f[8]) "]"
 				if (f[7] != "" && f[7] == f[8]) ci = ci " (no spread between units)"
 				printf "- %s %s %sx %s'"'"'s %s at %s: %s.\n", f[2], vb[m], f[7] == "" ? sprintf("%.3f", f[6]) : ci_num(f[6], f[7], f[8]),
 					ref, ci, $1, f[12]; hold++ }
-			END { if (!n) { if (und) printf "- No comparison of %s could be made (%d, %s).\n", m, und, why; exit }
-				if (!hold) printf "- No setting'"'"'s %s differs from %s'"'"'s beyond its interval in any cell.\n", m, ref
-				printf "- %d of %d comparisons of %s have a verdict (95 %% each, not corrected for their number: about %.1f by chance)%s%s.\n",
-					hold + 0, n, m, n / 20, nt ? sprintf("; %d more from cells whose A/A arm differed, not trusted", nt) : "",
+			END { if (det) printf "- %d comparison%s of %s %s deterministic: identical units in each arm, an exact ratio (in the tables), no noise estimate and no verdict.\n", det, (det > 1 ? "s" : ""), m, (det > 1 ? "are" : "is")
+				if (!n) { if (und) printf "- No comparison of %s could be made (%d, %s).\n", m, und, why; exit }
+				if (!hold) printf "- No setting'"'"'s %s differs from %s'"'"'s beyond its interval and the noise floor in any cell.\n", m, ref
+				printf "- %d of %d comparisons of %s have a verdict (95 %% each, not corrected for their number: at most about %.1f by chance, fewer beside a noise floor)%s%s%s.\n",
+					hold + 0, n, m, n / 20, bf ? sprintf("; %d more excluded 1 but lie below the noise floor", bf) : "",
+					nt ? sprintf("; %d more from cells whose A/A arm differed (no interval to set a floor), not trusted", nt) : "",
 					und ? sprintf("; %d undefined", und) : "" }' "$file"
 		family_md "$file" "$ref" "$aa" "$m"
 	done

@@ -117,10 +117,13 @@ main() {
 		if [ -s "$verdicts_md" ]; then
 			echo "## Verdicts in words"
 			echo
-			echo "Each at 95 %: of n comparisons, about n/20 say better/worse by chance when nothing differs;"
-			echo "a verdict marked \"not trusted\" comes from a cell whose A/A arm differed;"
+			echo "Each at 95 %: of n comparisons, at most about n/20 say better/worse by chance when nothing differs (fewer beside a noise floor);"
+			echo "\"below the noise floor\": the interval excludes 1 but the ratio lies within the cell's A/A interval mirrored about 1"
+			echo "(no effect within the reach of the A/A interval, two copies of one setting, is claimed; one beyond it holds even where the A/A arm differed);"
+			echo "a verdict marked \"not trusted\" comes from a cell whose A/A arm differed and has no interval to set a floor;"
+			echo "\"deterministic\": every unit of both arms identical (virtual time), the ratio exact, no verdict;"
 			echo "an interval that excludes 1 but lies within 0.01 % of it says \"no difference beyond 0.01 %\""
-			echo "(bench/stats/compare --margin, a tolerance for deterministic runs: in virtual time repeats agree to the last digit)."
+			echo "(bench/stats/compare --margin, a tolerance for virtual time, where settings can differ by a few frames alone)."
 			echo
 			cat "$verdicts_md"
 			echo

@@ -303,22 +303,11 @@ static int test_median(void)
 
 int main(void)
 {
-	static const struct {
-		const char *name;
-		int (*fn)(void);
-	} tests[] = {
+	static const struct check_test tests[] = {
 		{ "buckets", test_buckets },	 { "read_back", test_read_back },
 		{ "fit", test_fit },		 { "bad_input", test_bad_input },
 		{ "median", test_median },
 	};
-	int failed = 0, n = sizeof(tests) / sizeof(tests[0]);
 
-	for (int i = 0; i < n; i++) {
-		int r = tests[i].fn();
-
-		printf("%s %s\n", r ? "FAIL" : "ok", tests[i].name);
-		failed += r != 0;
-	}
-	printf("costs: %d passed, %d failed\n", n - failed, failed);
-	return failed ? 1 : 0;
+	return CHECK_RUN("costs", tests);
 }

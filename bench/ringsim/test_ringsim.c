@@ -436,10 +436,7 @@ static int test_bad_params(void)
 
 int main(void)
 {
-	static const struct {
-		const char *name;
-		int (*fn)(void);
-	} tests[] = {
+	static const struct check_test tests[] = {
 		{ "rules", test_rules },
 		{ "accounting", test_accounting },
 		{ "repeatable", test_repeatable },
@@ -452,17 +449,6 @@ int main(void)
 		{ "c_source", test_c_source },
 		{ "bad_params", test_bad_params },
 	};
-	int passed = 0, failed = 0;
 
-	for (unsigned int i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		if (tests[i].fn()) {
-			printf("FAIL %s\n", tests[i].name);
-			failed++;
-		} else {
-			printf("ok   %s\n", tests[i].name);
-			passed++;
-		}
-	}
-	printf("ringsim: %d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return CHECK_RUN("ringsim", tests);
 }

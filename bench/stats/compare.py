@@ -82,8 +82,9 @@ def t_test(diff_mean, diff_var, t):
 class Ratio:
     """One arm against the reference: units, means, ratio and interval."""
 
-    def __init__(self, units, ma, mr):
+    def __init__(self, units, ma, mr, counts=None):
         self.units, self.ma, self.mr = units, ma, mr
+        self.counts = counts or (units, units)	# each arm's units
         # fewer units than an interval needs: no ratio either
         self.ratio = ma / mr if units >= MIN_UNITS and mr != 0 else math.nan
         self.lo = self.hi = None
@@ -109,6 +110,7 @@ class Ratio:
 UNBOUNDED = "the reference varies too much across its units to bound the ratio"
 OUT_OF_RANGE = "the ratio is too large for an interval in floating point"
 ROUNDING = "the interval is lost to rounding: the differences are too small beside the values"
+DETERMINISTIC = "deterministic"
 
 
 def bound(res, k, vaa, vrr, var, df, level, vdiff):
@@ -161,11 +163,15 @@ def opening(a, r, what):
     na, nr = len(a), len(r)
     # exact sums: equal values give equal means whatever their count
     res = Ratio(min(na, nr), math.fsum(a) / na if na else math.nan,
-                math.fsum(r) / nr if nr else math.nan)
+                math.fsum(r) / nr if nr else math.nan, (na, nr))
     if min(na, nr) < MIN_UNITS:
         res.why = "fewer than %d %s" % (MIN_UNITS, what)
     elif res.mr == 0:
         res.why = "the reference is 0"
+    elif (a == a[0]).all() and (r == r[0]).all():
+        # identical repeats (virtual time): the ratio is exact, but the
+        # units say nothing of the noise a verdict needs
+        res.why = DETERMINISTIC
     return res
 
 
@@ -261,6 +267,34 @@ def within_margin(opts, c, v):
             c.lo >= 1 / (1 + opts.margin) and c.hi <= 1 + opts.margin)
 
 
+def floor_of(aa):
+    """The A/A arm's noise floor: F >= 1 such that effects within 1/F to F
+    are not claimed (the A/A interval mirrored about 1; a deterministic A/A
+    arm's exact ratio mirrored), inf where the interval reaches 0; None
+    without either."""
+    if aa is None:
+        return None
+    if aa.why == DETERMINISTIC:
+        return max(aa.ratio, 1 / aa.ratio) if aa.ratio > 0 else math.inf
+    if not aa.defined:
+        return None
+    if aa.lo <= 0:
+        return math.inf
+    return max(aa.hi, 1 / aa.lo, 1.0)
+
+
+def floor_text(f):
+    """1/F-F with the digits that tell both ends from 1 (no commas: the
+    text is a CSV field)."""
+    if not math.isfinite(f):
+        return "0-inf"
+    for d in range(4, 12):
+        lo, hi = "%.*g" % (d, 1 / f), "%.*g" % (d, f)
+        if lo != "1" and hi != "1":
+            break
+    return lo + "-" + hi
+
+
 def direction(v, better):
     if v == "higher":
         return "better" if better > 0 else "worse" if better < 0 else "higher"
@@ -271,6 +305,22 @@ def fmt_g(x):
     return "%.6g" % x
 
 
+def directed(opts, c, v, aa, va):
+    """The verdict of C, whose test says V (higher or lower), against the
+    noise floor of the A/A arm AA (whose verdict is VA). Two-sided: an
+    effect within the A/A interval mirrored about 1 is not claimed, whether
+    or not that interval held 1; one beyond it holds even where the A/A arm
+    differed by chance. Without an A/A interval (none, or its t test
+    alone) a differing A/A arm leaves the verdict untrusted."""
+    f = floor_of(aa)
+    if f is None:
+        trusted = aa is None or va in ("none", "undefined")
+        return direction(v, opts.better) + ("" if trusted else " (but A/A differs too: not trusted)")
+    if math.isinf(f) or 1 / f <= c.ratio <= f:
+        return "below the noise floor (%s; within the A/A arm's %s)" % (direction(v, opts.better), floor_text(f))
+    return direction(v, opts.better) + ("" if va == "none" or f == 1 else " (beyond the A/A arm's own difference)")
+
+
 def verdict_text(opts, c, aa, is_aa):
     v = c.verdict()
     va = aa.verdict() if aa is not None else "undefined"
@@ -278,6 +328,13 @@ def verdict_text(opts, c, aa, is_aa):
     if aa is not None and within_margin(opts, aa, va):
         va = "none"
     pct = "%g" % (100 * opts.margin)
+    if c.why == DETERMINISTIC:
+        na, nr = c.counts
+        n = "%d identical units in each arm" % na if na == nr else "identical units in each arm (%d and %d)" % (na, nr)
+        f = floor_of(c) if is_aa else None
+        return ("A/A: " if is_aa else "") + "deterministic: " + n + (
+            " (no noise estimate: no interval and no verdict%s)" %
+            ("" if f is None or f == 1 else "; effects within its exact %s are not claimed" % floor_text(f)))
     if v == "undefined":
         return "undefined: " + c.why
     if not c.defined:
@@ -288,19 +345,17 @@ def verdict_text(opts, c, aa, is_aa):
                     "A/A DIFFERS: the run cannot separate settings") + note
         if v == "none":
             return "no difference detected" + note
-        trusted = aa is None or va in ("none", "undefined")
-        return direction(v, opts.better) + ("" if trusted else " (but A/A differs too: not trusted)") + note
+        return directed(opts, c, v, aa, va) + note
     if is_aa and small:
         return "A/A: no difference beyond %s %% (the noise floor)" % pct
     if is_aa:
         return ("A/A: no difference (the noise floor)" if v == "none" else
-                "A/A DIFFERS: the run cannot separate settings")
+                "A/A DIFFERS: effects within %s are not claimed (the noise floor)" % floor_text(floor_of(c)))
     if v == "none":
         return "no difference detected"
     if small:
         return "no difference beyond %s %% (%s: within the margin)" % (pct, v)
-    trusted = aa is None or va in ("none", "undefined")
-    return direction(v, opts.better) + ("" if trusted else " (but A/A differs too: not trusted)")
+    return directed(opts, c, v, aa, va)
 
 
 def row(opts, arm, c, aa, is_aa):
@@ -311,6 +366,9 @@ def row(opts, arm, c, aa, is_aa):
         out += ["0", "", ""]
     if math.isnan(c.ratio):
         out += ["", "", "", ""]
+    elif c.why == DETERMINISTIC:
+        # exact: as many digits as tell it from 1
+        out += [fmt_g(c.ratio), "", "", ""]
     elif not c.defined:
         out += ["%.4f" % c.ratio, "", "", ""]
     else:

@@ -15,8 +15,8 @@ other kernel, by boot) or starts with "M " (M and its cell).
 Output (TAB-separated, a header first): context, arm, verdict, p, p_holm,
 p_bh, holm, bh; holm and bh are the verdict where it holds after that
 correction, else "-". A verdict can hold only where compare gave one that
-is trusted (better/worse/higher/lower with no "not trusted", not within
-the margin); such a withheld verdict stays in the family (its number
+is trusted (better/worse/higher/lower with no "not trusted", not below
+the noise floor nor within the margin); such a withheld verdict stays in the family (its number
 counts) with p taken as 1, so that a p the run's own A/A arm discredits
 moves no threshold. A row with no p (undefined) is not in the family.
 """
@@ -72,8 +72,9 @@ def trusted(verdict):
 
 def discredited(verdict):
     """A verdict compare withheld although p < 0.05: the A/A arm differed
-    too, or the difference lies within the margin."""
-    return "not trusted" in verdict or "within the margin" in verdict
+    too, the effect lies within the A/A arm's noise floor, or within the
+    margin."""
+    return any(w in verdict for w in ("not trusted", "below the noise floor", "within the margin"))
 
 
 def read_rows(f, name, opts):

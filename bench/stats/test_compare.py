@@ -242,10 +242,18 @@ class Arithmetic(unittest.TestCase):
                     self.assertEqual(x.p < 1 - LEVEL, x.lo > 1 or x.hi < 1, (i, x.p, x.lo, x.hi))
                     agree += 1
         self.assertGreater(agree, 700)
-        # no spread: a difference has p 0, none has p 1; a reference of 0 has none
-        self.assertEqual(compare.paired_ratio(np.array([2.0, 2, 2]), np.array([1.0, 1, 1]), LEVEL).p, 0.0)
-        self.assertEqual(compare.paired_ratio(np.array([1.0, 1, 1]), np.array([1.0, 1, 1]), LEVEL).p, 1.0)
+        # differences with no spread: a difference has p 0, none has p 1; a
+        # reference of 0 has none
+        self.assertEqual(compare.paired_ratio(np.array([2.0, 3, 4]), np.array([1.0, 2, 3]), LEVEL).p, 0.0)
+        self.assertEqual(compare.paired_ratio(np.array([1.0, 2, 3]), np.array([1.0, 2, 3]), LEVEL).p, 1.0)
         self.assertIsNone(compare.paired_ratio(np.array([1.0, 1, 1]), np.array([0.0, 0, 0]), LEVEL).p)
+        # identical units in both arms (deterministic): the exact ratio, no
+        # interval, no p, no verdict; paired or not
+        for f in (compare.paired_ratio, compare.unpaired_ratio):
+            c = f(np.array([2.0, 2, 2]), np.array([1.0, 1, 1]), LEVEL)
+            self.assertEqual((c.ratio, c.defined, c.p, c.why, c.verdict()), (2.0, False, None, compare.DETERMINISTIC, "undefined"))
+        # one arm that varies is not deterministic
+        self.assertTrue(compare.paired_ratio(np.array([2.0, 2.1, 2]), np.array([1.0, 1, 1]), LEVEL).defined)
         # a ratio too large for an interval is undefined: no p either
         c = compare.paired_ratio(np.array([1e300, 2e300, 3e300]), np.array([1e-10, 2e-10, 1.5e-10]), LEVEL)
         self.assertEqual((c.verdict(), c.p), ("undefined", None))
@@ -303,6 +311,72 @@ class Arithmetic(unittest.TestCase):
             got, _, err = run(args, stdin)
             self.assertEqual(got, rc, (args, stdin, err))
             self.assertIn(msg, err, (args, stdin))
+
+
+def ratio(r, lo=None, hi=None, why="", test=None, units=6):
+    """A Ratio as compare makes one: RATIO with an interval LO-HI, or none
+    (WHY, and the t test's TEST)."""
+    c = compare.Ratio(units, r, 1.0)
+    c.lo, c.hi, c.why, c.test = lo, hi, why, test
+    return c
+
+
+class NoiseFloor(unittest.TestCase):
+    """The A/A arm's two-sided floor: each path of verdict_text, and on
+    simulated runs (B's paired lognormal units, 6 of them, the A/A arm a
+    third copy of the reference) what it costs: fewer verdicts by chance
+    and less power, never more of either."""
+
+    OPTS = compare.parse(["--ref", "r", "--aa", "aa", "--better", "lower"])
+
+    def text(self, c, aa):
+        return compare.verdict_text(self.OPTS, c, aa, False)
+
+    def test_paths(self):
+        # within the A/A interval mirrored about 1, on either side of it
+        self.assertTrue(self.text(ratio(1.08, 1.02, 1.14), ratio(0.95, 0.90, 1.01)).startswith("below the noise floor (worse; within the A/A arm's 0.9-1.111)"))
+        # beyond it: holds; beyond an A/A arm that differed by chance: marked
+        self.assertEqual(self.text(ratio(1.3, 1.2, 1.4), ratio(0.99, 0.95, 1.04)), "worse")
+        self.assertEqual(self.text(ratio(0.35, 0.3, 0.4), ratio(1.03, 1.01, 1.05)), "better (beyond the A/A arm's own difference)")
+        # an A/A interval that reaches 0: nothing is claimed, a negative ratio neither
+        self.assertTrue(self.text(ratio(-2.0, -3.0, -1.0), ratio(0.5, 0.0, 1.2)).startswith("below the noise floor (better; within the A/A arm's 0-inf)"))
+        # an A/A arm with no interval whose t test differs: not trusted
+        self.assertEqual(self.text(ratio(1.5, 1.3, 1.7), ratio(1.2, why=compare.UNBOUNDED, test="higher")), "worse (but A/A differs too: not trusted)")
+        # a deterministic A/A arm: its exact ratio sets the floor
+        aa = ratio(1.0002, why=compare.DETERMINISTIC)
+        self.assertTrue(self.text(ratio(1.0001, 1.00005, 1.00015), aa).startswith("below the noise floor"))
+        self.assertEqual(self.text(ratio(1.01, 1.005, 1.015), aa), "worse (beyond the A/A arm's own difference)")
+        self.assertIn("effects within its exact 0.9998-1.0002 are not claimed",
+                      compare.verdict_text(self.OPTS, aa, aa, True))
+        # an exactly equal deterministic A/A arm gates nothing
+        self.assertEqual(self.text(ratio(1.01, 1.005, 1.015), ratio(1.0, why=compare.DETERMINISTIC)), "worse")
+
+    def rates(self, effect, reps, seed):
+        rng = np.random.default_rng(seed)
+        plain = gated = 0
+        for _ in range(reps):
+            base = 5 * np.exp(rng.normal(0, 0.5, 6))
+            r, aa, a = (base * np.exp(rng.normal(0, 0.15, 6)) for _ in range(3))
+            c = compare.paired_ratio(a * effect, r, LEVEL)
+            if c.verdict() in ("higher", "lower"):
+                plain += 1
+                gated += self.text(c, compare.paired_ratio(aa, r, LEVEL)).startswith(("better", "worse"))
+        return plain / reps, gated / reps
+
+    def test_what_the_floor_costs(self):
+        null_plain, null_gated = self.rates(1.0, 3000, 11)
+        pow_plain, pow_gated = self.rates(1.25, 1500, 12)
+        big_plain, big_gated = self.rates(1.6, 1500, 13)
+        print("noise floor at 6 paired units: verdicts where nothing differs %.3f without it, %.3f with it; "
+              "at a true ratio of 1.25 %.3f without, %.3f with; at 1.6 %.3f without, %.3f with"
+              % (null_plain, null_gated, pow_plain, pow_gated, big_plain, big_gated), file=sys.stderr)
+        self.assertLessEqual(null_gated, null_plain)
+        self.assertLess(null_plain, 0.065)
+        self.assertLess(null_gated, 0.03)
+        self.assertLessEqual(pow_gated, pow_plain)
+        self.assertLessEqual(big_gated, big_plain)
+        # a large effect is still found most of the time
+        self.assertGreater(big_gated, 0.6)
 
 
 if __name__ == "__main__":

@@ -126,27 +126,13 @@ static int test_too_many(void)
 
 int main(void)
 {
-	static const struct {
-		const char *name;
-		int (*fn)(void);
-	} tests[] = {
+	static const struct check_test tests[] = {
 		{ "no stalls", test_none },
 		{ "exponential: rate, mean, repeats by seed", test_exp_repeats_and_rates },
 		{ "arrivals during a stall lengthen it, up to 100 ms", test_overlap_merged },
 		{ "table draws only its lengths, clamped to 100 ms", test_table_and_clamp },
 		{ "more stalls than room is an error", test_too_many },
 	};
-	int passed = 0, failed = 0;
 
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		if (tests[i].fn()) {
-			printf("FAIL %s\n", tests[i].name);
-			failed++;
-		} else {
-			printf("ok   %s\n", tests[i].name);
-			passed++;
-		}
-	}
-	printf("sched: %d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return CHECK_RUN("sched", tests);
 }

@@ -16,7 +16,6 @@
 #include "pktgen_frame.h"
 #include "vring.h"
 
-static int failed, passed;
 
 /* A device: reads avail entries, completes them into the used ring. */
 struct dev {
@@ -285,17 +284,17 @@ static int test_pktgen_frame(void)
 	return 0;
 }
 
-#define RUN(t) do { if (t()) failed++; else passed++; } while (0)
-
 int main(void)
 {
-	RUN(test_init);
-	RUN(test_post_publish_harvest);
-	RUN(test_index_wrap);
-	RUN(test_kick_and_interrupt_flags);
-	RUN(test_bad_used_entry);
-	RUN(test_concurrent_device);
-	RUN(test_pktgen_frame);
-	printf("vhost_drv parts: %d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	static const struct check_test tests[] = {
+		{ "init", test_init },
+		{ "post, publish, harvest", test_post_publish_harvest },
+		{ "index wrap", test_index_wrap },
+		{ "kick and interrupt flags", test_kick_and_interrupt_flags },
+		{ "bad used entry", test_bad_used_entry },
+		{ "concurrent device", test_concurrent_device },
+		{ "pktgen frame", test_pktgen_frame },
+	};
+
+	return CHECK_RUN("vhost_drv parts", tests);
 }

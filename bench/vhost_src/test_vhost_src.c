@@ -14,8 +14,6 @@
 #include "interval.h"
 #include "pace.h"
 
-static int failed, passed;
-
 static int test_pace_rate(void)
 {
 	const uint64_t hz = 2000000000ULL;	/* a 2 GHz counter */
@@ -179,15 +177,16 @@ static int test_phase(void)
 
 int main(void)
 {
-	int (*tests[])(void) = { test_pace_rate, test_pace_catch_up, test_pace_depth, test_pace_no_overflow,
-				 test_frame, test_mac, test_interval, test_phase };
+	static const struct check_test tests[] = {
+		{ "pace: rate", test_pace_rate },
+		{ "pace: catch up", test_pace_catch_up },
+		{ "pace: depth", test_pace_depth },
+		{ "pace: no overflow", test_pace_no_overflow },
+		{ "frame", test_frame },
+		{ "mac", test_mac },
+		{ "interval", test_interval },
+		{ "phase", test_phase },
+	};
 
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		if (tests[i]())
-			failed++;
-		else
-			passed++;
-	}
-	printf("vhost_src parts: %d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return CHECK_RUN("vhost_src parts", tests);
 }

@@ -14,11 +14,12 @@ setup() {
 	FIX=$VRB_ROOT/tests/fixtures/stats/b-20261130T123527Z-trials.csv
 }
 
-@test "the statistics code passes its tests: intervals' coverage on simulated runs (93.5-97 %, each tail <= 3.5 %), a 7 % miss caught, p the test the interval inverts, Holm's family-wise error on null families" {
+@test "the statistics code passes its tests: intervals' coverage on simulated runs (93.5-97 %, each tail <= 3.5 %), a 7 % miss caught, p the test the interval inverts, the noise floor's cost, Holm's family-wise error on null families" {
 	run make -s -C "$VRB_ROOT/bench/stats" BUILD="$VRB_CACHE/stats" check
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"Ran 9 tests"* ]]
+	[[ "$output" == *"Ran 11 tests"* ]]
+	grep -q 'noise floor at 6 paired units: verdicts where nothing differs 0\.0[0-9]* without it, 0\.0[0-9]* with it' <<<"$output"
 	[[ "$output" == *"Ran 5 tests"* ]]
 	[ "$(grep -c 'coverage paired ' <<<"$output")" -eq 28 ]
 	grep -q 'families of 8 null comparisons with a verdict: uncorrected 0\.[0-9]*, Holm 0\.0' <<<"$output"
@@ -47,7 +48,7 @@ setup() {
 	[[ "$output" == *"drop_pct,legacy,5,"*",1.5355,0.9795,2.4543,"*",no difference detected"* ]]
 }
 
-@test "the A/A arm: its interval is on every row; when it differs, no verdict is trusted" {
+@test "the A/A arm: its interval is on every row and sets a two-sided noise floor: effects within it are not claimed, effects beyond it hold even where it differs" {
 	stats_build
 	# a: the reference; a_aa: the same within noise; b: 30 % higher
 	data=$(for u in 1 2 3 4 5 6 7 8; do
@@ -64,23 +65,89 @@ setup() {
 	aa=$(cut -d, -f10,11 <<<"${lines[1]}")
 	[ "$(cut -d, -f10,11 <<<"${lines[2]}")" = "$aa" ]	# b's row carries the A/A interval
 	[ -n "$aa" ] && [ "$aa" != , ]
-	# an A/A arm that differs (the run cannot separate anything)
+	# an A/A arm 11x off (1100 for 100): b's 1.3x lies within its floor
 	run stats_compare pps higher a a_aa <<<"${data//,a_aa,/,a_aa,1}"
 	echo "$output"
-	[[ "${lines[1]}" == *"A/A DIFFERS: the run cannot separate settings",* ]]
-	[[ "${lines[2]}" == *"better (but A/A differs too: not trusted)",* ]]
+	[[ "${lines[1]}" == *",A/A DIFFERS: effects within 0.09"*"-1"[01].*" are not claimed (the noise floor)",* ]]
+	[[ "${lines[2]}" == *",below the noise floor (better; within the A/A arm's 0.09"*"-1"[01]*")",* ]]
+	# an A/A arm 5 % off by chance: b's 1.3x lies beyond it and holds
+	data5=$(for u in 1 2 3 4 5 6 7 8; do
+		echo "$u,a,$((100 + u % 3 * 5))"
+		echo "$u,a_aa,$((105 + u % 3 * 5))"
+		echo "$u,b,$((130 + u % 2 * 4))"
+		echo "$u,c,$((103 + u % 3 * 5))"
+	done)
+	run stats_compare pps higher a a_aa <<<"$data5"
+	echo "$output"
+	[[ "${lines[1]}" == *",A/A DIFFERS: effects within 0.9"*"-1.0"*" are not claimed (the noise floor)",* ]]
+	[[ "${lines[2]}" == pps,b,8,*",better (beyond the A/A arm's own difference)",* ]]
+	# c's 3 %, every unit higher, is an effect the A/A arm shows by itself
+	[[ "${lines[3]}" == pps,c,8,*",below the noise floor (better; within the A/A arm's "*")",* ]]
+	# a wide A/A interval that holds 1 still sets the floor: b's 1.3x is
+	# within an A/A arm that spreads +-40 %
+	dataw=$(for u in 1 2 3 4 5 6; do
+		echo "$u,a,100"
+		echo "$u,a_aa,$((100 + (u % 2 * 2 - 1) * (20 + 10 * u)))"
+		echo "$u,b,$((130 + u % 2))"
+	done)
+	run stats_compare pps higher a a_aa <<<"$dataw"
+	echo "$output"
+	[[ "${lines[1]}" == *",A/A: no difference (the noise floor)",* ]]
+	[[ "${lines[2]}" == pps,b,6,*",below the noise floor (better; within the A/A arm's "*")",* ]]
+	# what family.py makes of them: a verdict below the floor never holds,
+	# and counts with p taken as 1
+	run bash -c "\"$VRB_CACHE/stats/compare\" --ref a --aa a_aa --better higher | \"$VRB_CACHE/stats/family\" --metric value --ref a --aa a_aa" <<<"$data5"
+	echo "$output"
+	[[ "${lines[1]}" == *$'\tb\tbetter (beyond the A/A arm\'s own difference)\t'*$'\tbetter\tbetter' ]]
+	[[ "${lines[2]}" == *$'\tc\tbelow the noise floor '*$'\t-\t-' ]]
 }
 
-@test "the margin: differences within 0.01 % get no verdict (virtual time repeats agree to the last digit), larger ones do" {
+@test "deterministic units (every unit of both arms identical): the exact ratio, no interval, no p, no verdict; the report says so" {
 	stats_build
-	# as results/20261201T061907Z-A's drop_pct: every repeat identical, the
-	# A/A arm 0.0004 % off; b 0.007 % off; c 0.5 % off; d 30 % off
+	# as results/20261201T052709Z-A's pktgen_pps: 5 repeats in virtual time
+	data=$(for u in 1 2 3 4 5; do
+		echo "$u,stock,13277"
+		echo "$u,b64_aa,13277"
+		echo "$u,b1,13149"
+	done)
+	run stats_compare pktgen_pps higher stock b64_aa <<<"$data"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "pktgen_pps,b64_aa,5,13277,13277,1,,,,,,A/A: deterministic: 5 identical units in each arm (no noise estimate: no interval and no verdict)," ]
+	[ "${lines[2]}" = "pktgen_pps,b1,5,13149,13277,0.990359,,,,,,deterministic: 5 identical units in each arm (no noise estimate: no interval and no verdict)," ]
+	# one arm that varies is not deterministic: an interval and a verdict
+	run stats_compare pktgen_pps higher stock "" <<<"$data"$'\n1,b2,13100\n2,b2,13102\n3,b2,13101\n4,b2,13100\n5,b2,13103'
+	[[ "${lines[3]}" == pktgen_pps,b2,5,*",worse",* ]]
+	# the headline: deterministic, no noise floor, no verdict
+	(. "$VRB_ROOT/bench/report/lib.sh"
+		stats_compare pktgen_pps higher stock b64_aa <<<"$data" | forest_add "$BATS_TEST_TMPDIR/rows" "q500"
+		headline_md "$BATS_TEST_TMPDIR/rows" stock b64_aa pktgen_pps "") >"$BATS_TEST_TMPDIR/head"
+	cat "$BATS_TEST_TMPDIR/head"
+	grep -qx -- "- Noise floor (pktgen_pps): none; the run is deterministic (identical units in every cell): its ratios are exact, and it has no noise estimate and no verdicts." "$BATS_TEST_TMPDIR/head"
+	grep -qx -- "- 1 comparison of pktgen_pps is deterministic: identical units in each arm, an exact ratio (in the tables), no noise estimate and no verdict." "$BATS_TEST_TMPDIR/head"
+	[ "$(grep -c "Holm" "$BATS_TEST_TMPDIR/head")" -eq 0 ]
+	# a deterministic A/A arm 0.02 % off the reference: its exact ratio is
+	# the floor; b, which varies, 0.01 % off, is below it
+	data=$(for u in 1 2 3 4 5; do echo "$u,stock,13277"; echo "$u,b64_aa,13280"; echo "$u,b,1327$((5 + u % 2))"; done)
+	run stats_compare pktgen_pps higher stock b64_aa <<<"$data"
+	echo "$output"
+	[[ "${lines[1]}" == "pktgen_pps,b64_aa,5,13280,13277,1.00023,,,,,,A/A: deterministic: 5 identical units in each arm (no noise estimate: no interval and no verdict; effects within its exact 0.99977-1.0002 are not claimed)," ]]
+	[[ "${lines[2]}" == pktgen_pps,b,5,*",below the noise floor (worse; within the A/A arm's 0.99977-1.0002)",* ]]
+	(. "$VRB_ROOT/bench/report/lib.sh"
+		stats_compare pktgen_pps higher stock b64_aa <<<"$data" | forest_add "$BATS_TEST_TMPDIR/rows2" "q500"
+		headline_md "$BATS_TEST_TMPDIR/rows2" stock b64_aa pktgen_pps "") >"$BATS_TEST_TMPDIR/head2"
+	cat "$BATS_TEST_TMPDIR/head2"
+	grep -q -- "^- Noise floor (pktgen_pps): an effect within the A/A arm's 95 % interval mirrored about 1 (its exact ratio where its units are identical: deterministic) is not claimed, whichever way that interval lies: ratios 0.99977-1.0002 (q500)\." "$BATS_TEST_TMPDIR/head2"
+	grep -q -- "^- 0 of 1 comparisons of pktgen_pps have a verdict .*; 1 more excluded 1 but lie below the noise floor" "$BATS_TEST_TMPDIR/head2"
+}
+
+@test "the margin: differences within 0.01 % get no verdict (virtual time: settings can differ by a few frames alone), larger ones do" {
+	stats_build
+	# as results/20261201T061907Z-A's drop_pct, with units that vary (a
+	# seed): the A/A arm 0.0004 % off; b 0.007 % off; c 0.5 % off; d 30 % off
 	data=$(for u in 1 2 3 4 5 6; do
-		echo "$u,a,96.0382"
-		echo "$u,a_aa,96.0386"
-		echo "$u,b,96.045"
-		echo "$u,c,96.52"
-		echo "$u,d,124.85"
+		awk -v u="$u" 'BEGIN { a = 96.0382 + u / 10
+			printf "%d,a,%.7f\n%d,a_aa,%.7f\n%d,b,%.7f\n%d,c,%.7f\n%d,d,%.7f\n", u, a, u, a * 1.000004, u, a * 1.00007, u, a * 1.005, u, a * 1.3 }'
 	done)
 	run stats_compare drop_pct lower a a_aa <<<"$data"
 	echo "$output"
@@ -89,16 +156,19 @@ setup() {
 	[[ "${lines[2]}" == drop_pct,b,6,*",no difference beyond 0.01 % (higher: within the margin)",* ]]
 	[[ "${lines[3]}" == drop_pct,c,6,*",worse",* ]]	# trusted: no "A/A differs"
 	[[ "${lines[4]}" == drop_pct,d,6,*",1.3000,1.3000,1.3000,0.00,"*",worse",* ]]
-	# --margin 0: any difference is one (the A/A arm then differs)
+	# --margin 0: any difference is one (the A/A arm then differs, by
+	# 0.0004 %: its floor hides b's 0.007 % no more than c's 0.5 %)
 	run "$VRB_CACHE/stats/compare" --ref a --aa a_aa --better lower --margin 0 <<<"$data"
 	echo "$output"
-	[[ "${lines[2]}" == *",A/A DIFFERS: the run cannot separate settings",* ]]
-	[[ "${lines[3]}" == *",worse (but A/A differs too: not trusted)",* ]]
+	[[ "${lines[2]}" == *",A/A DIFFERS: effects within 0.999996-1.000004 are not claimed (the noise floor)",* ]]
+	[[ "${lines[3]}" == *",worse (beyond the A/A arm's own difference)",* ]]
+	[[ "${lines[4]}" == *",worse (beyond the A/A arm's own difference)",* ]]
 	# a wider margin swallows d's 30 %
 	run "$VRB_CACHE/stats/compare" --ref a --aa a_aa --better lower --margin 40 <<<"$data"
 	[[ "${lines[5]}" == *",no difference beyond 40 % (higher: within the margin)",* ]]
 	# the low side's bound is 1/1.0001, not 0.9999: 0.999900005 lies between
-	run stats_compare pps higher a "" <<<"$(for u in 1 2 3 4 5 6; do echo "$u,a,1000"; echo "$u,b,999.95"; echo "$u,e,999.900005"; done)"
+	run stats_compare pps higher a "" <<<"$(for u in 1 2 3 4 5 6; do
+		awk -v u="$u" 'BEGIN { a = 1000 + u; printf "%d,a,%.9f\n%d,b,%.9f\n%d,e,%.9f\n", u, a, u, a * 0.99995, u, a * 0.999900005 }'; done)"
 	echo "$output"
 	[[ "${lines[1]}" == pps,b,6,*",no difference beyond 0.01 % (lower: within the margin)",* ]]
 	[[ "${lines[2]}" == pps,e,6,*",worse",* ]]
