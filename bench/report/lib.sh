@@ -123,8 +123,8 @@ words() {
 		"$REPORT_AWK_PREC"'BEGIN { print ci_num(r, l, h), ci_num(l, l, h), ci_num(h, l, h) }')
 	case $verdict in
 	reference) return 0 ;;
-	A/A*) printf -- '- %s, %s: the A/A arm (%s measured again) gives %s [%s, %s]: %s.\n' \
-		"$ctx" "$metric" "$arm" "$ratio" "$lo" "$hi" "$verdict" ;;
+	A/A*) printf -- '- %s, %s: the A/A arm (%s measured again) gives %s%s: %s.\n' \
+		"$ctx" "$metric" "$arm" "$ratio" "${lo:+ [$lo, $hi]}" "$verdict" ;;
 	undefined*) ;; # the table says so; no sentence
 	"no difference"*)
 		if [ -z "$lo" ]; then
@@ -136,7 +136,7 @@ words() {
 		;;
 	*)
 		local ci spread=''
-		[ "$lo" != "$hi" ] || spread=': no spread between units (deterministic, e.g. virtual time: no noise estimate)'
+		[ "$lo" != "$hi" ] || spread=': an interval of no width (every unit gives the same ratio; the A/A arm sets the floor)'
 		ci="95 % CI $lo-$hi$spread"
 		[ -n "$lo" ] || ci="no interval"
 		printf -- '- %s: %s %s %s x as much as %s (%s): %s.\n' \
@@ -294,7 +294,7 @@ headline_md() {
 				if (!n) { if (und) printf "- No comparison of %s could be made (%d, %s).\n", m, und, why; exit }
 				if (!hold) printf "- No setting'"'"'s %s differs from %s'"'"'s beyond its interval and the noise floor in any cell.\n", m, ref
 				printf "- %d of %d comparisons of %s have a verdict (95 %% each, not corrected for their number: at most about %.1f by chance, fewer beside a noise floor)%s%s%s.\n",
-					hold + 0, n, m, n / 20, bf ? sprintf("; %d more excluded 1 but lie below the noise floor", bf) : "",
+					hold + 0, n, m, n / 20, bf ? sprintf("; %d more lay below the noise floor (their intervals excluded 1)", bf) : "",
 					nt ? sprintf("; %d more from cells whose A/A arm differed (no interval to set a floor), not trusted", nt) : "",
 					und ? sprintf("; %d undefined", und) : "" }' "$file"
 		family_md "$file" "$ref" "$aa" "$m"
@@ -309,7 +309,7 @@ headline_md() {
 				if (f[12] ~ /not trusted/) { out[f[2]]++; next }
 				if (!(f[2] in lo) || f[6] < lo[f[2]]) lo[f[2]] = f[6]; if (!(f[2] in hi) || f[6] > hi[f[2]]) hi[f[2]] = f[6] }
 			END { for (i = 1; i <= ns; i++) { s = S[i]
-				note = out[s] ? sprintf(" (%d cell%s whose A/A arm differed left out)", out[s], out[s] > 1 ? "s" : "") : ""
+				note = out[s] ? sprintf(" (%d cell%s whose A/A arm differed with no interval left out)", out[s], out[s] > 1 ? "s" : "") : ""
 				if (!(s in lo)) { printf "- Mechanism: %s: every cell'"'"'s A/A arm differed for %s.\n", s, m; continue }
 				r = sprintf("%.3f", lo[s]); if (sprintf("%.3f", hi[s]) != r) r = r "-" sprintf("%.3f", hi[s])
 				printf "- Mechanism: %s %s %sx as often per frame as %s over the cells%s.\n", s, vb[m], r, ref, note } }' "$file"
