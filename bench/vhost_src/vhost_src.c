@@ -29,6 +29,7 @@
 
 #include "frame.h"
 #include "interval.h"
+#include "opt_uint.h"
 #include "pace.h"
 
 #define GUEST_RXQ 0		/* virtqueue 0 is the guest's receive queue */
@@ -97,17 +98,14 @@ static void usage(FILE *f)
 		BURST_MAX);
 }
 
+/* A numeric option from MIN to MAX (both >= 0): bench/common's parser. */
 static int num(const char *opt, const char *s, long long min, long long max, long long *v)
 {
-	char *end;
+	unsigned long long u;
 
-	errno = 0;
-	*v = strtoll(s, &end, 10);
-	if (errno || end == s || *end || *v < min || *v > max) {
-		fprintf(stderr, "vhost_src: %s must be an integer from %lld to %lld, not '%s'\n",
-			opt, min, max, s);
+	if (opt_uint("vhost_src", opt, s, min, max, &u))
 		return -1;
-	}
+	*v = (long long)u;
 	return 0;
 }
 
