@@ -54,6 +54,6 @@ setup() {
 	grep -q 'before (z1b1)' "$BATS_TEST_TMPDIR/a/tables.txt"
 	# one repeat: the verdicts say there is too little to compare
 	# (per tx_queue_len, each metric named with it)
-	rows "$BATS_TEST_TMPDIR/a/verdicts.csv" | grep -q '^pktgen_pps q64,stock_aa,1,.*undefined: fewer than 3 paired units$'
+	rows "$BATS_TEST_TMPDIR/a/verdicts.csv" | grep -q '^pktgen_pps q64,stock_aa,1,.*undefined: fewer than 3 paired units,$'
 	rows "$BATS_TEST_TMPDIR/a/verdicts.csv" | grep -q '^mean_batch q64,b8,1,'
 }

@@ -109,8 +109,8 @@ setup() {
 	# the mechanism: legacy refills less often than auto, in the same boot
 	# (the verdicts per cell, each metric named with its cell)
 	rows "$d/verdicts.csv" | grep -q '^refills_per_1000 r256 30000,legacy,1,'
-	rows "$d/verdicts.csv" | grep -q '^drop_pct r256 30000,auto_aa,1,.*,undefined: fewer than 3 paired units$'
-	rows "$d/verdicts.csv" | grep -q '^drop_pct:boots r256 30000,stock,1,.*,undefined: fewer than 3 paired units$'
+	rows "$d/verdicts.csv" | grep -q '^drop_pct r256 30000,auto_aa,1,.*,undefined: fewer than 3 paired units,$'
+	rows "$d/verdicts.csv" | grep -q '^drop_pct:boots r256 30000,stock,1,.*,undefined: fewer than 3 paired units,$'
 	awk -F, '$5 == "auto" && $2 == "patched" { a += $15; ga += $14 } $5 == "legacy" { l += $15; gl += $14 }
 		END { printf "refills per 1000: auto %.1f legacy %.1f\n", 1000 * a / ga, 1000 * l / gl; exit !(l / gl < a / ga) }' \
 		<(rows "$d/blocks.csv")
