@@ -225,6 +225,7 @@ summary_b() {
 	b_design
 	headline_md "$cell_rows_file" "$ref" "$aa_arm" drop_pct "refills_per_1000 starved_polls_per_1000"
 	echo
+	b_preregistration
 	glossary_md "$(meta "$csv" settings)"
 	echo "## Cells"
 	echo
@@ -240,6 +241,28 @@ run_md_B() {
 	md_meta "$csv"
 	echo
 	echo "Files: [$(basename "$csv")]($(basename "$csv")) (one row per $( [ "$design" = paired ] && echo block || echo trial)), [verdicts.csv](verdicts.csv), [tables.txt](tables.txt), boots/ or trials/ (the guests' logs)."
+	echo
+}
+
+# b_preregistration: a run's pre-registration (run-b.sh --hypotheses):
+# hypotheses.txt as written before the first boot, and whether it still
+# has the sha256 the run recorded then.
+b_preregistration() {
+	local f=$dir/hypotheses.txt recorded now
+	[ -f "$f" ] || return 0
+	recorded=$(meta "$csv" hypotheses | sed -n 's/.*(sha256 \([0-9a-f]*\);.*/\1/p')
+	now=$(sha256_of "$f" | cut -c1-${#recorded})
+	echo "## Pre-registration"
+	echo
+	if [ -n "$recorded" ] && [ "$now" = "$recorded" ]; then
+		echo "[hypotheses.txt](hypotheses.txt), copied into the run before its first boot; its sha256 ($recorded) is the one recorded in the metadata then. The headline above is this run's answer to it."
+	else
+		echo "[hypotheses.txt](hypotheses.txt): its sha256 (${now:0:16}) is NOT the one the run recorded before its first boot (${recorded:-none}): it was changed afterwards, and is no pre-registration."
+	fi
+	echo
+	echo '```'
+	cat "$f"
+	echo '```'
 	echo
 }
 

@@ -49,7 +49,7 @@ probe=''
 out=''
 # --kernel-dir: one kernel, not the harness's, for every setting
 kdir='' kdir_image='' kdir_initrd='' kdir_build='' kdir_probe=''
-meta=() tdir='' cpu_vcpu='' cpu_other='' aa='' verdicts_of=''
+meta=() tdir='' cpu_vcpu='' cpu_other='' aa='' verdicts_of='' hypotheses=''
 
 usage() {
 	cat <<EOF
@@ -147,6 +147,11 @@ Settings (kernel and virtio_net knobs):
                      in every trial's guest; its output goes to
                      trials/ID/probe-NAME.txt and, summaries with the trial
                      named, to probe-NAME.txt
+  --hypotheses FILE  a pre-registration: the run's hypotheses, primary
+                     endpoint and analysis, written before it starts; copied
+                     to the result dir as hypotheses.txt before the first
+                     boot, its sha256 in every result file's metadata, and
+                     quoted at the top of summary.md
   --out DIR          result dir (default: a new results/<date>-B-<base>)
   --check-args       check the options and exit (run-bench.sh does, before
                      building anything)
@@ -181,6 +186,7 @@ parse_args() {
 		--ndr-max) [ $# -ge 2 ] || die "$1 needs a value"; ndr_max=$2; shift 2 ;;
 		--down-after) [ $# -ge 2 ] || die "$1 needs a value"; down_after=$2; shift 2 ;;
 		--out) [ $# -ge 2 ] || die "$1 needs a value"; out=$2; shift 2 ;;
+		--hypotheses) [ $# -ge 2 ] || die "$1 needs a value"; hypotheses=$2; shift 2 ;;
 		--probe) [ $# -ge 2 ] || die "$1 needs a value"; probe=$2; shift 2 ;;
 		--kernel-dir) [ $# -ge 2 ] || die "$1 needs a value"; kdir=$2; shift 2 ;;
 		--check-args) check_args=1; shift ;;
@@ -230,6 +236,10 @@ parse_args() {
 	[ -z "$ndr_max" ] || check_range --ndr-max "$ndr_max" 2 100000000
 	[ -z "$down_after" ] || check_range --down-after "$down_after" 1 3600
 	[ -z "$probe" ] || check_probe "$probe"
+	if [ -n "$hypotheses" ]; then
+		{ [ -f "$hypotheses" ] && [ -r "$hypotheses" ]; } || die "--hypotheses: cannot read $hypotheses"
+		grep -q '[^[:space:]]' "$hypotheses" || die "--hypotheses: $hypotheses is empty"
+	fi
 	if [ -n "$kdir" ]; then
 		kernel_dir_resolve
 		# the results' kernel lines name this kernel, not the harness's builds
@@ -607,6 +617,8 @@ main() {
 	if [ -n "$out" ]; then out=$(results_claim "$out"); else out=$(results_new_dir B); fi
 	tdir=$out/trials
 	mkdir -p "$tdir"
+	# the pre-registration goes in first: nothing measured yet
+	[ -z "$hypotheses" ] || cp "$hypotheses" "$out/hypotheses.txt"
 	if [ -z "$rates" ]; then
 		ring=${rings%% *}
 		log "B: measuring capacity: one stock trial at $probe_rate pps, ring $ring"
@@ -619,8 +631,10 @@ main() {
 	meta=("workload=B (vhost_src -> vhost-user -> virtio-net rx)"
 		"accel=${accel%% *} (${accel#* })" "clock=realtime" "design=$design" "settings=$settings"
 		"reference=$ref" "aa_arm=${aa:-none}"
-		"rates_pps=$rates" "fractions_of_capacity=$fractions" "capacity_pps=${first:-not measured}"
+		"rates_pps=$rates" "fractions_of_capacity=${first:+$fractions}${first:--}" "capacity_pps=${first:-not measured}"
 		"repeats=$repeats" "down_after_s=${down_after:-never}")
+	[ -z "$hypotheses" ] ||
+		meta+=("hypotheses=hypotheses.txt (sha256 $(sha256_of "$out/hypotheses.txt" | cut -c1-16); copied before the first boot)")
 	if [ "$design" = paired ]; then
 		meta+=("blocks=$rounds rounds per boot, ${block} s per block, first ${settle} s not counted")
 	else
