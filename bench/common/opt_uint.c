@@ -19,3 +19,18 @@ int opt_uint(const char *prog, const char *opt, const char *s, unsigned long lon
 	}
 	return 0;
 }
+
+int opt_int(const char *prog, const char *opt, const char *s, long long lo, long long hi,
+	    long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	if (errno || end == s || *end || *out < lo || *out > hi) {
+		fprintf(stderr, "%s: %s must be an integer from %lld to %lld, not '%s'\n",
+			prog, opt, lo, hi, s);
+		return -1;
+	}
+	return 0;
+}

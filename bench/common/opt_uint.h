@@ -11,4 +11,11 @@
 int opt_uint(const char *prog, const char *opt, const char *s, unsigned long long lo,
 	     unsigned long long hi, unsigned long long *out);
 
+/*
+ * The same for a signed range (e.g. a CPU number where -1 means none):
+ * "PROG: OPT must be an integer from LO to HI, not 'S'" on anything else.
+ */
+int opt_int(const char *prog, const char *opt, const char *s, long long lo, long long hi,
+	    long long *out);
+
 #endif /* OPT_UINT_H */

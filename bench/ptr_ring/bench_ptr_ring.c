@@ -16,7 +16,6 @@
  *   -w WORK: the consumer spends WORK loop iterations on each item (a slower
  *   consumer, as vhost_net copying into the guest is); default 0.
  */
-#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -28,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "opt_uint.h"
 #include "ring.h"
 
 struct bench {
@@ -80,19 +80,14 @@ static void consumer_work(long work)
 		;
 }
 
+/* bench/common's parsers into a long: -1 on bad input, said on stderr. */
 static int parse(const char *s, long min, long max, const char *what, long *out)
 {
-	char *end;
-	long v;
+	long long v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < min || v > max) {
-		fprintf(stderr, "bench_ptr_ring: %s must be an integer from %ld to %ld, not '%s'\n",
-			what, min, max, s);
+	if (opt_int("bench_ptr_ring", what, s, min, max, &v))
 		return -1;
-	}
-	*out = v;
+	*out = (long)v;
 	return 0;
 }
 
