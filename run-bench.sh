@@ -53,7 +53,7 @@ shapes, every setting against the reference with its 95 % interval and
 verdict, the A/A noise floor, the verdicts in words) and its plots.
 
 With no WORKLOAD, runs a profile (bench/profiles.sh): quick (the default:
-every workload with few settings and repeats, about 42 minutes once the
+every workload with few settings and repeats, about 45 minutes once the
 kernels are built) or full (--profile full: the threads' tables, many hours).
 
 Workloads (default: $DEFAULT_WORKLOADS):

@@ -6,7 +6,7 @@
 # workload's script (bench/*/run-*.sh, sweep.sh; their --help).
 #
 # quick: every workload and its A/A arm, few settings, and a small
-# zero-loss search: about 42 minutes (the sum of its steps). Six repeats
+# zero-loss search: about 45 minutes (the sum of its steps). Six repeats
 # (units) where it can: below 6 a verdict only says that every unit agreed
 # (bench/stats). full: the tables of the threads the series comes from:
 # the 2017 rx batch sweep ("ptr_ring: add ptr_ring_unconsume"), the 2017
@@ -24,7 +24,9 @@ profile_quick() {
 	step 2 boot
 	step 3 ptr_ring --sizes "16 64 256" --zbatches "0 1 4 16" --cbatches 1 --modes drop --work 0 --repeats 6 --items 20000000
 	step 9 A --settings "stock b1 b16 b64 z1b64 zqb64" --txqlens 500 --repeats 6 --count 20000
-	step 17 B --settings "stock auto legacy mn16" --fractions "0.9" --rings 256 --repeats 3 --rounds 4 --block 4
+	# B: a unit is a boot; one pair of rounds each (about 100 s a boot of
+	# 5 arms, results/20261206T055950Z-B-6.1, the confirmatory run)
+	step 20 B --settings "stock auto legacy mn16" --fractions "0.9" --rings 256 --repeats 6 --rounds 2 --block 4
 	step 5 B --design boots --settings "auto legacy" --rings 256 --fractions "0.9" --repeats 1 --duration 2 \
 		--ndr-steps 3
 	step 6 C --settings "stock auto legacy" --rings 256 --rates "0.9 1.1" --stalls "none exp:200:100" \
@@ -49,11 +51,13 @@ profile_full() {
 	# the 2017 zeroing table: zeroing batch (stock rule, 1, 4, 16, a quarter of the ring) x tx_queue_len
 	step 30 A --settings "stock b64 z1b64 z4b64 z16b64 zqb64" --txqlens "16 64 500 1000" --repeats 5 --count 30000
 	# the 2019 table: refill rules x load, one step per ring (paired), then the
-	# zero-loss rate per rule and ring
+	# zero-loss rate per rule and ring. A unit is a boot: 5 per kernel and
+	# cell, one pair of rounds each (7 would balance the carry-over of the
+	# 7 patched arms, order_note says so in the log, but take about 100 min)
 	local ring
 	for ring in 256 512 1024; do
 		step 90 B --settings "stock auto legacy mn8 mn16 mn64 cap64" --fractions "0.7 0.9 1.1" \
-			--rings "$ring" --repeats 3 --rounds 4 --block 4
+			--rings "$ring" --repeats 5 --rounds 2 --block 4
 	done
 	# (step 8: 40 min in its first run, results/20261201T231725Z-B)
 	step 45 B --design boots --settings "stock auto legacy mn8 mn16 mn64 cap64" --rings "256 512 1024" \
@@ -98,7 +102,9 @@ profile_full() {
 		--rates "0.7 0.9 1.0 1.1" --stalls "none table:tcg-b:252" --seeds 8 --frames 36000 \
 		--warmup 15000 --phase 1024
 	# both adaptive rules in real time, paired with the A/A arm (29 min a
-	# run of four arms, results/20261205T000758Z-B)
+	# run of four arms in 16 boots of 4 rounds, results/20261205T000758Z-B;
+	# 20 boots of 2 rounds here, a unit a boot: 5 pairs per cell for 5
+	# arms, the carry-over balanced)
 	step 45 B --settings "auto adaptive adaptive-dry legacy" --rings "256 1024" --fractions "0.9 1.1" \
-		--repeats 4 --rounds 4 --block 4
+		--repeats 5 --rounds 2 --block 4
 }

@@ -6,13 +6,44 @@
 # (bench/report/summary.sh) computes its tables with the same functions,
 # so a run has one set of verdicts. Needs lib/stats.sh.
 
-# B_METRICS: workload B's metrics, one a line: name|better|value|filter|label
-# (value and filter awk over the CSV's columns, GR the column of frames the
-# guest received: guest_rx in blocks.csv, guest_rx_packets in trials.csv).
-# shellcheck disable=SC2034 # used by bench/report/part-b.sh
+# The metrics of workloads A, B and C, one place for each definition of
+# what a verdict compares (the runs' verdicts, the report's verdicts and
+# compare-runs read them here; the report's sum tables add up the same
+# columns): one a line,
+# name|better|value|filter|label; value and filter are awk over the result
+# CSV's columns (lib/stats.sh's stats_units), better is lower, higher or
+# empty (a mechanism: no better direction).
+#
+# A_METRICS: workload A's, over trials.csv (mean_batch only where the
+# probe measured it).
+# shellcheck disable=SC2034 # used by bench/report
+A_METRICS='pktgen_pps|higher|$pktgen_pps|1|pktgen pps
+drop_pct|lower|$drop_pct|1|% dropped
+mean_batch||$mean_batch|$mean_batch != ""|mean vhost batch'
+
+# B_METRICS: workload B's; GR is the column of frames the guest received
+# (guest_rx in blocks.csv, guest_rx_packets in trials.csv): refills and
+# starved polls per 1000 frames the guest received.
+# shellcheck disable=SC2034 # used by bench/report
 B_METRICS='drop_pct|lower|$drop_pct|$drop_pct != ""|% dropped
 refills_per_1000||div(1000 * $refills, GR)|$kernel == "patched"|refills per 1000 frames
 starved_polls_per_1000||div(1000 * $starved_polls, GR)|$kernel == "patched"|starved polls per 1000 frames'
+
+# C_METRICS: workload C's, over trials.csv: refills and starved polls per
+# 1000 frames offered (the generator counts every frame it offers).
+C_METRICS='drop_pct|lower|$drop_pct|1|% dropped
+refills/1k||div(1000 * $refills, $offered)|$refills != ""|refills per 1000 frames offered
+starved/1k||div(1000 * $starved_polls, $offered)|$starved_polls != ""|starved polls per 1000 frames offered'
+
+# B_PAIRED_UNIT: the unit of workload B's paired design (blocks.csv), as
+# an awk expression: a boot, its blocks of each setting averaged. A boot's
+# rounds come in pairs, a round and its reverse (ABBA), so a pair is the
+# smallest unit a linear drift cancels in; but the pairs of one boot share
+# the boot (their drops correlated about 0.12, their refills 0.21, in the
+# committed runs), so they are not independent units. Until 2026-12-06 a
+# unit was a pair; a run with one pair per boot (--rounds 2) reads the same.
+# shellcheck disable=SC2034 # used by bench/report
+B_PAIRED_UNIT='"r" $repeat'
 
 # cell_verdict_rows CSV UNIT VALUE FILTER METRIC BETTER REF AA: compare's
 # rows (STATS_COLS, no header) for the rows FILTER selects, a unit the mean
@@ -25,11 +56,12 @@ cell_verdict_rows() {
 # (trials.csv), a unit a repeat: pktgen pps, drop % and, where the probe
 # measured it, the mean vhost batch.
 a_cell_verdicts() {
-	local csv=$1 ref=$2 aa=$3 f="\$txqlen == $4"
-	cell_verdict_rows "$csv" '"r" $repeat' '$pktgen_pps' "$f" pktgen_pps higher "$ref" "$aa"
-	cell_verdict_rows "$csv" '"r" $repeat' '$drop_pct' "$f" drop_pct lower "$ref" "$aa"
-	grep -m 1 -v '^#' "$csv" | tr ',' '\n' | grep -x mean_batch >/dev/null || return 0
-	cell_verdict_rows "$csv" '"r" $repeat' '$mean_batch' "($f) && \$mean_batch != \"\"" mean_batch "" "$ref" "$aa"
+	local csv=$1 ref=$2 aa=$3 f="\$txqlen == $4" m better value filter
+	while IFS='|' read -r m better value filter _; do
+		# a column only some runs have (the probe's)
+		[ "$m" != mean_batch ] || grep -m 1 -v '^#' "$csv" | tr ',' '\n' | grep -x mean_batch >/dev/null || continue
+		cell_verdict_rows "$csv" '"r" $repeat' "$value" "($f) && ($filter)" "$m" "$better" "$ref" "$aa"
+	done <<<"$A_METRICS"
 }
 
 # c_cell_verdicts CSV REF AA RING FRAC REGIME: workload C's comparisons in
@@ -38,19 +70,19 @@ a_cell_verdicts() {
 # x0.9 none").
 c_cell_verdicts() {
 	local csv=$1 ref=$2 aa=$3 cell="r$4 x$5 $6" filt="\$ring == $4 && \$rate_frac == \"$5\" && \$regime == \"$6\""
-	stats_units "$csv" '$unit' '$setting' '$drop_pct' "$filt" |
-		stats_compare "drop_pct $cell" lower "$ref" "$aa"
-	stats_units "$csv" '$unit' '$setting' 'div(1000 * $refills, $offered)' "$filt && \$refills != \"\"" |
-		stats_compare "refills/1k $cell" "" "$ref" "$aa"
-	stats_units "$csv" '$unit' '$setting' 'div(1000 * $starved_polls, $offered)' "$filt && \$starved_polls != \"\"" |
-		stats_compare "starved/1k $cell" "" "$ref" "$aa"
+	local m better value filter
+	while IFS='|' read -r m better value filter _; do
+		stats_units "$csv" '$unit' '$setting' "$value" "($filt) && ($filter)" |
+			stats_compare "$m $cell" "$better" "$ref" "$aa"
+	done <<<"$C_METRICS"
 }
 
 # b_cell_verdicts CSV REF AA RING RATE: workload B's comparisons in one
 # cell: drop %, refills and starved polls per 1000 frames the guest
-# received. Paired design (blocks.csv): the reference's kernel by pairs
-# of rounds of a boot (ABBA), the other kernel's settings by boot (their
-# metric NAME:boots); boots design (trials.csv): by repeat.
+# received. Paired design (blocks.csv): the reference's kernel by boot
+# (B_PAIRED_UNIT), the other kernel's settings by boot too, each paired
+# with the reference's boot of the same repeat (their metric NAME:boots);
+# boots design (trials.csv): by repeat.
 b_cell_verdicts() {
 	local csv=$1 ref=$2 aa=$3 cf="\$rx_queue_size == $4 && \$rate_pps == $5"
 	local m better value filter k others gr='$guest_rx_packets'
@@ -66,7 +98,7 @@ b_cell_verdicts() {
 			cell_verdict_rows "$csv" '"r" $repeat' "$value" "($cf) && ($filter)" "$m" "$better" "$ref" "$aa"
 			continue
 		fi
-		cell_verdict_rows "$csv" '"r" $repeat "p" int(($round + 1) / 2)' "$value" \
+		cell_verdict_rows "$csv" "$B_PAIRED_UNIT" "$value" \
 			"($cf) && ($filter) && \$kernel == \"$k\"" "$m" "$better" "$ref" "$aa"
 		[ -z "$others" ] || cell_verdict_rows "$csv" '"r" $repeat' "$value" "($cf) && ($filter)" "$m:boots" "$better" "$ref" "$aa" |
 			awk -F, -v list="$others" 'BEGIN { n = split(list, a, "\n"); for (i = 1; i <= n; i++) o[a[i]] = 1 } ($2 in o)'

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The statistics layer every workload's tables use: each setting (arm)
-# against a reference, paired by unit (a boot, or one round of blocks in a
-# boot), as a ratio of means with a 95 % confidence interval (Fieller's:
+# against a reference, paired by unit (a boot or repeat for A and B; a
+# seed for C), as a ratio of means with a 95 % confidence interval (Fieller's:
 # the ratios a paired t test does not reject; its coverage is tested on
 # simulated runs), the A/A arm's interval (the reference measured twice:
 # the noise floor) on every row, and a verdict (bench/stats/compare.py does

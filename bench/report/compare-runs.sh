@@ -11,6 +11,8 @@ VRB_PROG="compare-runs.sh"
 . "$(dirname "$0")/../../lib/functions.sh"
 # shellcheck source=lib/stats.sh
 . "$VRB_ROOT/lib/stats.sh"
+# shellcheck source=lib/cell-verdicts.sh
+. "$VRB_ROOT/lib/cell-verdicts.sh"
 # shellcheck source=bench/report/lib.sh
 . "$VRB_ROOT/bench/report/lib.sh"
 
@@ -23,7 +25,7 @@ Puts two result directories of the same workload (A or B) side by side:
 per cell (A: tx_queue_len; B: ring and fraction of capacity, or ring and
 rate when a run has no fractions), per setting both runs have and per
 metric, the ratio of NEW's mean to OLD's over their units (A: repeats;
-B: pairs of rounds, or boots), a 95 % Fieller interval with Welch's
+B: boots, or repeats), a 95 % Fieller interval with Welch's
 variance (the runs' units are independent), and a verdict. Each run's A/A interval in
 the cell (its own reference against its A/A arm) is printed alongside: a
 run whose A/A arm differs in a cell cannot be trusted there. Writes
@@ -92,13 +94,11 @@ cells() {
 # metrics KIND: "NAME|BETTER|VALUE|FILTER" per metric.
 metrics() {
 	case $1 in
-	A) printf '%s\n' 'pktgen_pps|higher|$pktgen_pps|1' 'drop_pct|lower|$drop_pct|1' ;;
-	Bp) printf '%s\n' 'drop_pct|lower|$drop_pct|$drop_pct != ""' \
-		'refills_per_1000||div(1000 * $refills, $guest_rx)|$kernel == "patched"' \
-		'starved_polls_per_1000||div(1000 * $starved_polls, $guest_rx)|$kernel == "patched"' ;;
-	Bb) printf '%s\n' 'drop_pct|lower|$drop_pct|$drop_pct != ""' \
-		'refills_per_1000||div(1000 * $refills, $guest_rx_packets)|$kernel == "patched"' \
-		'starved_polls_per_1000||div(1000 * $starved_polls, $guest_rx_packets)|$kernel == "patched"' ;;
+	# from lib/cell-verdicts.sh (A: not the probe's mean batch; B: GR the
+	# guest's received frames)
+	A) grep -v '^mean_batch|' <<<"$A_METRICS" | cut -d'|' -f1-4 ;;
+	Bp) cut -d'|' -f1-4 <<<"${B_METRICS//GR/\$guest_rx}" ;;
+	Bb) cut -d'|' -f1-4 <<<"${B_METRICS//GR/\$guest_rx_packets}" ;;
 	esac
 }
 
@@ -107,7 +107,7 @@ metrics() {
 # rounds are not independent of each other across runs.
 unit_expr() {
 	case $1 in
-	Bp) echo '"r" $repeat "p" int(($round + 1) / 2)' ;;
+	Bp) echo "$B_PAIRED_UNIT" ;;
 	*) echo '"r" $repeat' ;;
 	esac
 }

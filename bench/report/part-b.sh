@@ -154,7 +154,7 @@ b_plots() {
 	[ "$design" = paired ] || gr='$guest_rx_packets'
 	unit='"r" $repeat'
 	if [ "$design" = paired ]; then
-		unit='"r" $repeat "p" int(($round + 1) / 2)'
+		unit=$B_PAIRED_UNIT
 		for s in $(other_kernel_settings "$(awk -F, -v s="$ref" '$5 == s { print $2; exit }' <(grep -v '^#' "$csv"))"); do
 			others="$others || \$setting == \"$s\""
 		done
@@ -208,7 +208,7 @@ summary_b() {
 	local cells_md
 	if [ -f "$dir/blocks.csv" ]; then
 		csv=$dir/blocks.csv design=paired rows_noun=blocks
-		unit_words="blocks; a unit is a pair of rounds of one boot (a boot for the other kernel)"
+		unit_words="blocks; a unit is a boot (its blocks of a setting averaged)"
 	else
 		csv=$dir/trials.csv design=boots rows_noun=trials unit_words="trials; a unit is a repeat"
 	fi
@@ -270,7 +270,10 @@ b_preregistration() {
 b_design() {
 	local units
 	if [ "$design" = paired ]; then
-		units="a unit is a pair of rounds of one boot ($(meta "$csv" blocks)), the other kernel's settings by boot"
+		units="a unit is a boot ($(meta "$csv" blocks); its blocks of a setting averaged)"
+		# (a run of one kernel has no other kernel to pair)
+		[ -z "$(other_kernel_settings "$(awk -F, -v s="$ref" '$5 == s { print $2; exit }' <(grep -v '^#' "$csv"))")" ] ||
+			units+=", the other kernel's settings paired by repeat"
 	else
 		units="a unit is a repeat, one boot per trial"
 	fi

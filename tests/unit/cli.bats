@@ -252,6 +252,19 @@ setup() {
 	[ "$status" -eq 0 ]
 }
 
+@test "workload B's --hypotheses: a missing or empty file is refused; a readable one is taken" {
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --check-args --hypotheses "$BATS_TEST_TMPDIR/none.txt"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--hypotheses: cannot read $BATS_TEST_TMPDIR/none.txt"* ]]
+	printf ' \n\n' >"$BATS_TEST_TMPDIR/blank.txt"
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --check-args --hypotheses "$BATS_TEST_TMPDIR/blank.txt"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"is empty"* ]]
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --check-args --hypotheses "$VRB_ROOT/bench/vhost_src/confirm-b.txt" \
+		--settings "auto legacy mn16 cap64" --rings 256 --rates 299104 --repeats 30 --rounds 2 --block 4
+	[ "$status" -eq 0 ]
+}
+
 @test "debian-kernel.sh refuses a missing or malformed release and unknown options" {
 	run "$VRB_ROOT/scripts/debian-kernel.sh"
 	[ "$status" -eq 1 ]

@@ -128,7 +128,7 @@ is_png() {
 	grep -q '^| b64_aa | patched | .* | A/A: no difference (the noise floor) |$' "$md"
 }
 
-@test "workload B, paired: per-cell sums and verdicts (12 round pairs; stock per boot); the plot" {
+@test "workload B, paired: per-cell sums and verdicts (3 boots of 8 rounds: 3 units; stock paired by repeat); the plot" {
 	d=$(run_dir bp "$FIX"/stats/b-paired-20261130T145227Z/blocks.csv)
 	run "$SUM" "$d"
 	[ "$status" -eq 0 ]
@@ -141,10 +141,10 @@ is_png() {
 	grep -qF "$exp" "$md"
 	grep -q '^\*\*A/A\*\* (auto_aa against auto, the noise floor): drop_pct ratio .*A/A: no difference (the noise floor)\.$' "$md"
 	# to the precision the interval allows: 2 digits of its width
-	grep -q '^| legacy | .* | 6.19 | 0.355 \[0.344, 0.367\] lower | 0.719 | 2.38 \[1.95, 3.24\] higher |$' "$md"
+	grep -q '^| legacy | .* | 6.19 | 0.355 \[0.342, 0.370\] lower | 0.719 | 2.38 \[2.10, 7.78\] below the noise floor (higher; within the A/A arm.s 0.2706-3.696) |$' "$md"
 	# stock by boot: 3 units (t quantile 4.30): its 0.74 is not told apart
 	grep -q '^| stock | 24 | .* | 0.74 \[0.58, 1.26\] | no difference detected | - | ' "$md"
-	grep -q '^- ring 256, 100000 pps: legacy refills 0.355 x as much as auto (95 % CI 0.344-0.367): lower\.$' "$md"
+	grep -q '^- ring 256, 100000 pps: legacy refills 0.355 x as much as auto (95 % CI 0.342-0.370): lower\.$' "$md"
 	grep -q 'No zero-loss search in this run (paired design' "$md"
 	# the headline: design, noise floor, the mechanism (one cell: one number)
 	sed -n '/^## Headline$/,/^## /p' "$md" | grep -q '^- Design: paired; settings .*, reference auto, A/A arm auto_aa; .*rings 256; rates 100000 pps; '
@@ -168,6 +168,32 @@ is_png() {
 		F = $11 > 1 / $10 ? $11 : 1 / $10; printf "%s %s %s %.6g %.6g\n", $6, $7, $8, 1 / F, F }' >"$d/want"
 	[ -s "$d/want" ]
 	diff "$d/want" "$d/got"
+}
+
+@test "workload B with a pre-registration: summary.md quotes hypotheses.txt and says whether it is the file the run recorded" {
+	local d sha
+	d=$(run_dir prereg "$FIX"/stats/b-paired-20261130T145227Z/blocks.csv)
+	printf 'H1  legacy differs from auto\nHolm over H1.\n' >"$d/hypotheses.txt"
+	sha=$(sha256sum "$d/hypotheses.txt" | cut -c1-16)
+	sed -i "1i # hypotheses: hypotheses.txt (sha256 $sha; copied before the first boot)" "$d/blocks.csv"
+	run "$SUM" --no-plots "$d"
+	[ "$status" -eq 0 ]
+	md=$d/summary.md
+	# after the headline, before the glossary, the file verbatim
+	[ "$(grep '^## ' "$md" | sed -n 2p)" = '## Pre-registration' ]
+	grep -q "its sha256 ($sha) is the one recorded in the metadata then\." "$md"
+	sed -n '/^## Pre-registration$/,/^## /p' "$md" | grep -qx 'H1  legacy differs from auto'
+	# edited after the run began: said so, not passed off as a pre-registration
+	echo 'H2  added later' >>"$d/hypotheses.txt"
+	run "$SUM" --no-plots "$d"
+	[ "$status" -eq 0 ]
+	grep -q "is NOT the one the run recorded before its first boot ($sha): it was changed afterwards" "$md"
+	# a run without one has no such section
+	rm "$d/hypotheses.txt"
+	run "$SUM" --no-plots "$d"
+	[ "$status" -eq 0 ]
+	run grep -c '^## Pre-registration' "$md"
+	[ "$output" = 0 ]
 }
 
 @test "workload B: the run's verdicts.csv holds the summary's verdicts, per cell; a pooled one from an older run is replaced" {
@@ -218,7 +244,7 @@ is_png() {
 	grep -q 'The verdicts are per cell\.' "$d/summary.md"
 }
 
-@test "workload B, six cells of one boot: a cell with 2 units has no interval and says so" {
+@test "workload B, six cells of one boot: a cell of one boot (1 unit) has no interval and says so" {
 	d=$(run_dir mb "$FIX"/model/b/blocks.csv)
 	run "$SUM" --no-plots "$d"
 	[ "$status" -eq 0 ]
