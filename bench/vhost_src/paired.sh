@@ -6,7 +6,8 @@
 # and dropped frames, and the guest's counters, the first SETTLE s after a
 # switch left out of both (guest_rx: rx queue 0's packets, read in the same
 # ethtool call as the refill counters). A round has every setting of the
-# kernel once; a unit is a pair of rounds (paired_verdicts).
+# kernel once; a unit is a boot (paired_verdicts; lib/cell-verdicts.sh's
+# B_PAIRED_UNIT).
 
 BLOCK_COLS="repeat,kernel,round,block,setting,knobs,rate_pps,rx_queue_size,intervals,offered,delivered,dropped,drop_pct,guest_rx,refills,refill_bufs,starved_polls,starvations,refill_oom,guest_seconds,host_load1"
 
@@ -20,7 +21,7 @@ BLOCK_COLS="repeat,kernel,round,block,setting,knobs,rate_pps,rx_queue_size,inter
 # carry-over from the block before is balanced (not the turns between
 # rounds, which repeat a setting or step to the next row; and only when
 # the run's pairs per kernel, REPEATS x ROUNDS / 2, are a multiple of n:
-# the full profile's 6 pairs for 7 settings come close; order_note says
+# the full profile's 5 pairs for 7 settings come close; order_note says
 # so in the run's log). Rotating the list instead (until
 # 2026-12-01) left each setting after the same two neighbours: in the
 # ring 256 and 512 runs (results/20261201T134141Z-B, 20261201T164725Z-B)
@@ -142,8 +143,8 @@ paired_boot() {
 }
 
 # paired_verdicts: verdicts.csv from blocks.csv, per ring and rate (the
-# metric named with its cell): the reference's kernel by pairs of rounds,
-# the other kernel by boot (b_cell_verdicts, which the report uses too).
+# metric named with its cell): a unit a boot, the other kernel's boots
+# paired by repeat (b_cell_verdicts, which the report uses too).
 paired_verdicts() {
 	local ring rate
 	while read -r ring rate; do
@@ -171,7 +172,7 @@ paired_tables() {
 						o[k] ? 100 * x[k] / o[k] : 0, g[k] ? 1000 * rf[k] / g[k] : 0, g[k] ? 1000 * sp[k] / g[k] : 0 }
 			}'
 		echo
-		echo "Against $ref, paired by round (95 % Fieller intervals; ${aa:-no A/A arm}: the A/A arm, the noise floor):"
+		echo "Against $ref, paired by boot (95 % Fieller intervals; ${aa:-no A/A arm}: the A/A arm, the noise floor):"
 		stats_table "$out/verdicts.csv"
 	} >"$out/tables.txt"
 }
@@ -179,7 +180,7 @@ paired_tables() {
 # order_note: says, when it is so, that the run's pairs of rounds per
 # kernel are not a multiple of its settings per round: then round_order's
 # rows do not all come round and the carry-over between blocks is only
-# nearly balanced (the full profile: 6 pairs, 7 settings).
+# nearly balanced (the full profile: 5 pairs, 7 settings).
 order_note() {
 	local pairs=$((repeats * rounds / 2))
 	if [ "$per_round" -le 2 ] || [ $((pairs % per_round)) -eq 0 ]; then
@@ -219,8 +220,25 @@ paired_main() {
 			done; done
 		done
 	done
-	results_csv_open "$out/verdicts.csv" "$STATS_COLS" "${meta[@]}" "unit=a pair of rounds of blocks (ABBA; per repeat, ring and rate)"
+	results_csv_open "$out/verdicts.csv" "$STATS_COLS" "${meta[@]}" "unit=a boot (its blocks of a setting averaged; per ring and rate)"
 	paired_verdicts
 	paired_tables
 	log "B: $n boots"
+}
+
+# reanalyse DIR: the verdicts of a paired run, recomputed from its blocks.csv.
+reanalyse() {
+	[ -f "$1/blocks.csv" ] || die "--verdicts-of: no $1/blocks.csv (a paired run's result dir)"
+	ref=$(sed -n 's/^# reference: //p' "$1/blocks.csv")
+	aa=$(sed -n 's/^# aa_arm: //p' "$1/blocks.csv")
+	[ -n "$ref" ] || die "--verdicts-of: $1/blocks.csv names no reference"
+	[ "$aa" != none ] || aa=''
+	stats_build
+	out=$(mktemp -d)
+	cp "$1/blocks.csv" "$out/"
+	echo "$STATS_COLS" >"$out/verdicts.csv"
+	paired_verdicts
+	echo "Verdicts of $1, recomputed with $(git -C "$VRB_ROOT" rev-parse --short HEAD 2>/dev/null || echo this tree):"
+	stats_table "$out/verdicts.csv"
+	rm -rf "$out"
 }

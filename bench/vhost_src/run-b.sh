@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# Workload B (the 2019 thread "virtio-net: parameterize min ring num_free"): a paced flood into a guest's virtio-net rx queue
-# over vhost-user, from vhost_src, for each refill setting and rate, the
-# settings interleaved, repeated; then a zero-loss rate search per setting.
-# One guest boot per trial.
+# Workload B (the 2019 thread "virtio-net: parameterize min ring num_free"):
+# a paced flood into a guest's virtio-net rx queue over vhost-user, from
+# vhost_src, for each refill setting and rate. This driver parses the
+# options, builds what the run needs, measures the capacity and writes the
+# metadata; the rest is one file per part, as the kernel's pktgen samples:
+#   b-guest.sh  the guest: its kernel, probe and QEMU command line
+#   trial.sh    one boot, one setting, one rate: a trials.csv row
+#   paired.sh   the paired design (default): settings switched per block
+#   boots.sh    the boots design: one boot per trial
+#   ndr.sh      the zero-loss rate search (boots design)
 set -euo pipefail
 VRB_PROG="run-b.sh"
 export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$@")}"
@@ -20,8 +26,16 @@ export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$
 . "$VRB_ROOT/lib/stats.sh"
 # shellcheck source=lib/cell-verdicts.sh
 . "$VRB_ROOT/lib/cell-verdicts.sh"
+# shellcheck source=bench/vhost_src/b-guest.sh
+. "$VRB_ROOT/bench/vhost_src/b-guest.sh"
+# shellcheck source=bench/vhost_src/trial.sh
+. "$VRB_ROOT/bench/vhost_src/trial.sh"
 # shellcheck source=bench/vhost_src/paired.sh
 . "$VRB_ROOT/bench/vhost_src/paired.sh"
+# shellcheck source=bench/vhost_src/boots.sh
+. "$VRB_ROOT/bench/vhost_src/boots.sh"
+# shellcheck source=bench/vhost_src/ndr.sh
+. "$VRB_ROOT/bench/vhost_src/ndr.sh"
 
 settings="stock auto legacy mn16 mn64 cap64"
 design=paired
@@ -69,7 +83,8 @@ Two designs:
              vhost_src stamps its interval rows with the block
              the guest is in; the first SETTLE s of a block are not counted.
              The stock kernel differs only across boots: its boots run the
-             same rounds with the stock setting(s). A unit is a pair of rounds;
+             same rounds with the stock setting(s). A unit is a boot (its
+             blocks of a setting averaged: its pairs of rounds share it);
              every setting is compared with REF (default auto) in the same
              rounds, and REF_aa, the reference measured as a second arm, is
              added (unless --no-aa): the run's noise floor.
@@ -210,7 +225,7 @@ parse_args() {
 	check_range --settle "$settle" 0 60
 	[ "$settle" -lt "$block" ] || die "--settle ($settle) must be less than --block ($block)"
 	check_range --rounds "$rounds" 2 100
-	[ $((rounds % 2)) -eq 0 ] || die "--rounds must be even (a round and its reverse make a unit), not $rounds"
+	[ $((rounds % 2)) -eq 0 ] || die "--rounds must be even (a round and its reverse make a pair: ABBA), not $rounds"
 	check_range --vcpus "$vcpus" 1 8
 	[ -n "$interval" ] || { interval=1000; [ "$design" = boots ] || interval=500; }
 	for r in $rates; do check_range --rates "$r" 1 100000000; done
@@ -249,57 +264,6 @@ parse_args() {
 	fi
 }
 
-# kernel_dir_resolve: the image, initramfs and build dir of --kernel-dir.
-kernel_dir_resolve() {
-	[ -d "$kdir" ] || die "--kernel-dir: no directory $kdir"
-	kdir=$(readlink -f "$kdir")
-	if [ -f "$kdir/vmlinuz" ]; then
-		kdir_image=$kdir/vmlinuz
-	elif [ -f "$kdir/arch/x86/boot/bzImage" ]; then
-		kdir_image=$kdir/arch/x86/boot/bzImage
-	else
-		die "--kernel-dir $kdir: no vmlinuz (scripts/debian-kernel.sh's output) and no arch/x86/boot/bzImage (a build dir)"
-	fi
-	[ ! -f "$kdir/initrd.img" ] || kdir_initrd=$kdir/initrd.img
-	kdir_build=$kdir
-	[ ! -d "$kdir/build" ] || kdir_build=$(readlink -f "$kdir/build")
-}
-
-# kernel_dir_release: --kernel-dir's kernel release (uname -r).
-kernel_dir_release() {
-	local f
-	for f in "$kdir/release" "$kdir_build/include/config/kernel.release"; do
-		[ ! -s "$f" ] || { head -n 1 "$f"; return 0; }
-	done
-	echo unknown
-}
-
-# guest_kernel_opts KERNEL: guest-run.sh's options booting KERNEL (stock or
-# patched), or --kernel-dir's kernel, one per line.
-guest_kernel_opts() {
-	if [ -n "$kdir" ]; then
-		printf '%s\n' --kernel "$kdir_image"
-		[ -z "$kdir_initrd" ] || printf '%s\n' --initrd "$kdir_initrd"
-	else
-		printf '%s\n' --kernel "$1"
-	fi
-}
-
-# b_probe_file KERNEL: what the guest loads for --probe.
-b_probe_file() {
-	if [ -n "$kdir_probe" ]; then echo "$kdir_probe"; else probe_file "$probe" "$1"; fi
-}
-
-# build_probe_kdir: --probe for --kernel-dir's kernel.
-build_probe_kdir() {
-	if [ "$probe" = "${probe%.bt}" ]; then
-		kdir_probe=$("$VRB_ROOT/stap/build.sh" --kernel-dir "$kdir_build" "$probe")
-	else
-		bt_probe_check "$probe" "$kdir_build" "the kernel in $kdir"
-		kdir_probe=$(bt_script "$probe" "$kdir_build/System.map")
-	fi
-}
-
 # setting_knobs NAME: the virtio_net knobs a setting sets (lib/workload.sh).
 setting_knobs() {
 	refill_knobs "$1"
@@ -308,280 +272,6 @@ setting_knobs() {
 build() {
 	make -s -C "$VRB_ROOT/bench/vhost_src" BUILD="$VRB_CACHE/vhost_src" \
 		"$VRB_CACHE/vhost_src/vhost_src" >/dev/null
-}
-
-# trial ID SETTING RING RATE [DOWN_FRAMES]: one guest boot with the flood;
-# prints the trial's key=value lines (source totals and guest counters).
-trial() {
-	local id=$1 setting=$2 ring=$3 rate=$4 down=${5:-} dir sock src_pid rc=0 gargs=() load1
-	load1=$(host_load1)
-	dir=$tdir/$id
-	mkdir -p "$dir"
-	sock=$dir/vu.sock
-	"$VRB_CACHE/vhost_src/vhost_src" --socket "$sock" --rate "$rate" --duration "$duration" \
-		--interval "$interval" --out "$dir/intervals.csv" --wait 300 --lcore "$cpu_other" \
-		>"$dir/source.log" 2>&1 &
-	src_pid=$!
-	for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
-	[ -S "$sock" ] || { cat "$dir/source.log" >&2; die "vhost_src did not create $sock"; }
-	gargs=(--load "$guest_load")
-	[ -z "$down" ] || gargs+=(--down "$down" "$duration")
-	[ -z "$probe" ] || gargs+=(--probe "$(b_probe_file "$(setting_kernel "$setting")")")
-	b_guest "$(setting_kernel "$setting")" "$dir" "$sock" "$ring" $((duration + 300)) \
-		-- "$VRB_ROOT/bench/vhost_src/guest-rx.sh" "${gargs[@]}" "$(setting_knobs "$setting")" $((duration + 120)) \
-		>"$dir/guest.log" 2>&1 || rc=$?
-	# a failed guest never ends the flood (vhost_src would wait for it)
-	[ "$rc" -eq 0 ] || kill "$src_pid" 2>/dev/null || true
-	wait "$src_pid" || true
-	if [ "$rc" -ne 0 ]; then
-		tail -n 20 "$dir/guest.log" >&2
-		die "trial $id ($setting, ring $ring, $rate pps): the guest failed (status $rc); see $dir"
-	fi
-	if [ -n "$probe" ]; then
-		sed -n 's/^probe\[rx\] //p' "$dir/guest.log" >"$dir/probe-$probe.txt"
-		probe_summary "$probe" "$dir/probe-$probe.txt" | sed "s/^/trial=$id /" >>"$out/probe-$probe.txt"
-	fi
-	echo "host_load1=$load1"
-	sed -n 's/^vhost_src: totals: offered=\([0-9]*\) delivered=\([0-9]*\) dropped=\([0-9]*\) seconds=\([0-9.]*\).*/offered=\1\ndelivered=\2\ndropped=\3\nseconds=\4/p' "$dir/source.log"
-	grep -E '^(guest_|knob_)[a-z0-9_]*=' "$dir/guest.log" || true
-}
-
-# b_guest KERNEL DIR SOCKET RING TIMEOUT -- COMMAND...: a guest on KERNEL
-# whose virtio-net device (rx_queue_size RING) is served over vhost-user
-# at SOCKET, running COMMAND; its files in DIR/guest. QEMU, all of it, on
-# one host CPU, vhost_src on the other: with QEMU's main loop (which
-# delivers the device's interrupts) beside vhost_src instead, auto dropped
-# 16.8 % of 100 kpps instead of about 8 % (/tmp runs of this session, 8 and
-# 6 rounds).
-b_guest() {
-	local kernel=$1 dir=$2 sock=$3 ring=$4 timeout=$5 kopts
-	shift 6
-	mapfile -t kopts < <(guest_kernel_opts "$kernel")
-	# vectors=0: QEMU 7.2 under TCG crashes starting vhost-user with MSI-X
-	# (msix_set_vector_notifiers); INTx works.
-	"$VRB_ROOT/scripts/guest-run.sh" "${kopts[@]}" --run-dir "$dir/guest" \
-		--vcpus "$vcpus" --host-cpus "$cpu_vcpu" --timeout "$timeout" \
-		--qemu-arg -chardev --qemu-arg "socket,id=vu0,path=$sock" \
-		--qemu-arg -netdev --qemu-arg "vhost-user,id=n0,chardev=vu0" \
-		--qemu-arg -device --qemu-arg "virtio-net-pci,netdev=n0,rx_queue_size=$ring,vectors=0,romfile=" \
-		-- "$@"
-}
-
-# The columns of trials.csv and ndr_trials.csv (new ones go at the end).
-TRIAL_COLS="repeat,setting,kernel,knobs,rate_pps,offered,delivered,dropped,drop_pct,delivered_pps,guest_rx_packets,refills,refill_bufs,starved_polls,rx_queue_size,guest_load,starvations,refill_oom,host_load1"
-
-# trial_row REPEAT SETTING RING RATE KV: a trials.csv row from trial's output.
-trial_row() {
-	local kv=$5 o d x s
-	o=$(kv_line "$kv" offered)
-	d=$(kv_line "$kv" delivered)
-	x=$(kv_line "$kv" dropped)
-	s=$(kv_line "$kv" seconds)
-	if [ -z "$o" ] || [ -z "$d" ]; then die "trial ($2, ring $3, $4 pps): no totals from vhost_src"; fi
-	printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$1" "$2" "$(setting_kernel "$2")" \
-		"$(setting_knobs "$2" | tr ' ' ';')" "$4" "$o" "$d" "$x" \
-		"$(awk -v o="$o" -v x="$x" 'BEGIN { printf "%.4f", o ? 100 * x / o : 0 }')" \
-		"$(awk -v d="$d" -v s="$s" 'BEGIN { printf "%.0f", s ? d / s : 0 }')" \
-		"$(kv_line "$kv" guest_rx_packets)" "$(kv_line "$kv" guest_rxq0_refills)" \
-		"$(kv_line "$kv" guest_rxq0_refill_bufs)" "$(kv_line "$kv" guest_rxq0_starved_polls)" \
-		"$3" "$guest_load" "$(kv_line "$kv" guest_rxq0_starvations)" "$(kv_line "$kv" guest_rxq0_refill_oom)" \
-		"$(kv_line "$kv" host_load1)"
-}
-
-kv_line() {
-	sed -n "s/^$2=//p" <<<"$1" | head -n 1
-}
-
-# run_trial ID REPEAT SETTING RING RATE CSV [DOWN_FRAMES]: a trial, its row
-# appended to CSV; prints the row.
-run_trial() {
-	local kv row
-	kv=$(trial "$1" "$3" "$4" "$5" "${7:-}")
-	row=$(trial_row "$2" "$3" "$4" "$5" "$kv")
-	echo "$row" >>"$6"
-	echo "$row"
-}
-
-# summary TRIALS: medians per (setting, ring, rate): drop %, delivered pps,
-# mean drops per interval; and the drop % and delivered pps as ratios to
-# stock at the same ring and rate.
-summary() {
-	grep -v '^#' "$1" | tail -n +2 | sort -t, -k2,2 -k15,15n -k5,5n |
-		awk -F, -v ivs="$(awk -v d="$duration" -v i="$interval" 'BEGIN { print d * 1000 / i }')" '
-		function isort(a, n,  i, j, t) {
-			for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-		}
-		function med(a, n) { isort(a, n); return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-		function flush() {
-			if (!n) return
-			dp[key] = med(p, n); dv[key] = med(v, n); dd[key] = med(x, n) / ivs; runs[key] = n
-			keys[++nk] = key
-		}
-		{ k = $2","$15","$5; if (k != key) { flush(); key = k; n = 0 }
-		  p[++n] = $9 + 0; v[n] = $10 + 0; x[n] = $8 + 0 }
-		END {
-			flush()
-			for (i = 1; i <= nk; i++) {
-				split(keys[i], f, ","); s = "stock," f[2] "," f[3]
-				printf "%s,%d,%.4f,%.1f,%.0f,%s,%s\n", keys[i], runs[keys[i]], dp[keys[i]], dd[keys[i]], dv[keys[i]],
-					(s in dp && dp[s] > 0) ? sprintf("%.3f", dp[keys[i]] / dp[s]) : "",
-					(s in dv && dv[s] > 0) ? sprintf("%.3f", dv[keys[i]] / dv[s]) : ""
-			}
-		}'
-}
-
-# ndr_search TOP: the zero-loss rate searches, every setting and ring
-# stepping together (one trial each per step, settings rotated per step);
-# rows to ndr_trials.csv and ndr.csv.
-ndr_search() {
-	local top=$1 q step ring s rate row pct n=0 total t0
-	declare -A lo hi
-	t0=$(now)
-	total=$((ndr_repeats * ndr_steps * $(wc -w <<<"$rings") * $(wc -w <<<"$settings")))
-	for q in $(seq "$ndr_repeats"); do
-		for ring in $rings; do for s in $settings; do lo[$s,$ring]=0 hi[$s,$ring]=$top; done; done
-		for step in $(seq "$ndr_steps"); do
-			for ring in $rings; do
-				# shellcheck disable=SC2086 # word lists
-				for s in $(rotate $((step + q)) $settings); do
-					n=$((n + 1))
-					rate=$(((lo[$s,$ring] + hi[$s,$ring]) / 2))
-					log "B: zero-loss search $n/$total: search $q step $step, $s, ring $ring, $rate pps$(progress_eta $((n - 1)) "$total" "$t0")"
-					row=$(run_trial "ndr$q-$step-$s-$ring" "$q" "$s" "$ring" "$rate" "$out/ndr_trials.csv")
-					pct=$(cut -d, -f9 <<<"$row")
-					if awk -v p="$pct" -v t="$ndr_tolerance" 'BEGIN { exit !(p <= t) }'; then
-						lo[$s,$ring]=$rate
-					else
-						hi[$s,$ring]=$rate
-					fi
-				done
-			done
-		done
-		for ring in $rings; do for s in $settings; do
-			echo "$q,$s,$ring,${lo[$s,$ring]},${hi[$s,$ring]},$ndr_tolerance,$ndr_steps,$top" >>"$out/ndr.csv"
-		done; done
-	done
-}
-
-# tables: tables.txt from the CSVs: the 2019 thread's per-interval drop table per
-# ring and rate (mean drops per interval over the repeats, one column per
-# setting), the summary, and the zero-loss rates, as ratios to stock.
-tables() {
-	{
-		echo "Workload B: $(sed -n 's/^# command: //p' "$out/trials.csv")"
-		echo "accelerator: $(sed -n 's/^# accel: //p' "$out/trials.csv"); guest load: $guest_load busy loops"
-		echo
-		grep -v '^#' "$out/intervals.csv" | tail -n +2 | awk -F, -v settings="$settings" -v ms="$interval" '
-			BEGIN { ns = split(settings, S, " "); w = 14; for (s = 1; s <= ns; s++) if (length(S[s]) > w) w = length(S[s]) }
-			{ t = $1 "," $2 "," $3 "," $11; i = ++idx[t]; k = $11 "," $3
-			  if (!(k in seen)) { seen[k] = 1; K[++nk] = k }
-			  sum[k, i, $2] += $7; cnt[k, i, $2]++; if (i > maxi[k]) maxi[k] = i }
-			END {
-				for (a = 1; a <= nk; a++) {
-					split(K[a], f, ",")
-					printf "rx_queue_size %s, %s pps offered: drops per %d ms interval, mean over repeats\n", f[1], f[2], ms
-					printf "%-9s", "interval"
-					for (s = 1; s <= ns; s++) printf " %" w "s", S[s]
-					printf " %9s\n", "pps"
-					for (i = 1; i <= maxi[K[a]]; i++) {
-						printf "%-9d", i
-						for (s = 1; s <= ns; s++)
-							printf " %" w "s", cnt[K[a], i, S[s]] ? sprintf("%.1f", sum[K[a], i, S[s]] / cnt[K[a], i, S[s]]) : "-"
-						printf " %9s\n", f[2]
-					}
-					print ""
-				}
-			}'
-		echo "Medians per setting (drop % and delivered pps as ratios to stock at the same ring and rate):"
-		grep -v '^#' "$out/summary.csv" | column -t -s,
-		if [ -s "$out/ndr.csv" ]; then
-			echo
-			echo "Zero-loss rate (drop % <= $ndr_tolerance, $ndr_steps-step binary search; median over $ndr_repeats search(es)), ratio to stock:"
-			grep -v '^#' "$out/ndr.csv" | tail -n +2 | sort -t, -k2,2 -k3,3n | awk -F, '
-				function isort(a, n,  i, j, t) {
-					for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-				}
-				function med(a, n) { isort(a, n); return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-				function flush() { if (n) { m[key] = med(v, n); K[++nk] = key; all[key] = list } }
-				{ k = $2 "," $3; if (k != key) { flush(); key = k; n = 0; list = "" }
-				  v[++n] = $4; list = list (list ? " " : "") $4 }
-				END {
-					flush()
-					printf "%-10s %6s %10s %10s  %s\n", "setting", "ring", "ndr_pps", "vs_stock", "searches"
-					for (i = 1; i <= nk; i++) {
-						split(K[i], f, ","); s = "stock," f[2]
-						printf "%-10s %6s %10.0f %10s  %s\n", f[1], f[2], m[K[i]],
-							(s in m && m[s] > 0) ? sprintf("%.3f", m[K[i]] / m[s]) : "-", all[K[i]]
-					}
-				}'
-		fi
-	} >"$out/tables.txt"
-}
-
-# boots_verdicts: verdicts.csv for the boots design: per ring and rate
-# (the metric named with its cell), a unit is a repeat (b_cell_verdicts,
-# which the report uses too).
-boots_verdicts() {
-	local ring rate
-	while read -r ring rate; do
-		b_cell_verdicts "$out/trials.csv" "$ref" "$aa" "$ring" "$rate" | cell_label "r$ring $rate"
-	done < <(b_cells "$out/trials.csv") >>"$out/verdicts.csv"
-}
-
-# boots_main: the boots design: one boot per trial; then the searches.
-boots_main() {
-	local r s rate ring n=0 total id t0
-	t0=$(now)
-	results_csv_open "$out/trials.csv" "$TRIAL_COLS" "${meta[@]}"
-	results_csv_open "$out/intervals.csv" "repeat,setting,rate_pps,t_s,offered,delivered,dropped,avail_min,avail_mean,phase,rx_queue_size" "${meta[@]}"
-	total=$((repeats * $(wc -w <<<"$settings") * $(wc -w <<<"$rates") * $(wc -w <<<"$rings")))
-	for r in $(seq "$repeats"); do
-		# rotate the settings so that none always runs first
-		# shellcheck disable=SC2086 # word list
-		for s in $(rotate "$r" $settings); do for ring in $rings; do for rate in $rates; do
-			n=$((n + 1))
-			id=r$r-$s-$ring-$rate
-			log "B: trial $n/$total: repeat $r, $s, ring $ring, $rate pps$(progress_eta $((n - 1)) "$total" "$t0")"
-			run_trial "$id" "$r" "$s" "$ring" "$rate" "$out/trials.csv" \
-				${down_after:+$((down_after * rate))} >/dev/null
-			tail -n +2 "$tdir/$id/intervals.csv" | sed "s/^/$r,$s,$rate,/; s/\$/,$ring/" >>"$out/intervals.csv"
-		done; done; done
-	done
-	results_csv_open "$out/summary.csv" \
-		"setting,rx_queue_size,rate_pps,runs,median_drop_pct,median_drops_per_interval,median_delivered_pps,drop_pct_over_stock,delivered_over_stock" \
-		"${meta[@]}"
-	summary "$out/trials.csv" >>"$out/summary.csv"
-	results_csv_open "$out/verdicts.csv" "$STATS_COLS" "${meta[@]}" "unit=repeat (per ring and rate)"
-	boots_verdicts
-	if [ "$ndr_steps" -gt 0 ]; then
-		results_csv_open "$out/ndr_trials.csv" "$TRIAL_COLS" "${meta[@]}"
-		results_csv_open "$out/ndr.csv" "search,setting,rx_queue_size,ndr_pps,first_fail_pps,tolerance_pct,steps,top_pps" "${meta[@]}"
-		ndr_search "$top"
-	fi
-	tables
-	{
-		echo
-		echo "Against $ref, paired by repeat (95 % Fieller intervals; ${aa:-no A/A arm}: the A/A arm, the noise floor):"
-		stats_table "$out/verdicts.csv"
-	} >>"$out/tables.txt"
-	log "B: $n trials"
-}
-
-# reanalyse DIR: the verdicts of a paired run, recomputed from its blocks.csv.
-reanalyse() {
-	[ -f "$1/blocks.csv" ] || die "--verdicts-of: no $1/blocks.csv (a paired run's result dir)"
-	ref=$(sed -n 's/^# reference: //p' "$1/blocks.csv")
-	aa=$(sed -n 's/^# aa_arm: //p' "$1/blocks.csv")
-	[ -n "$ref" ] || die "--verdicts-of: $1/blocks.csv names no reference"
-	[ "$aa" != none ] || aa=''
-	stats_build
-	out=$(mktemp -d)
-	cp "$1/blocks.csv" "$out/"
-	echo "$STATS_COLS" >"$out/verdicts.csv"
-	paired_verdicts
-	echo "Verdicts of $1, recomputed with $(git -C "$VRB_ROOT" rev-parse --short HEAD 2>/dev/null || echo this tree):"
-	stats_table "$out/verdicts.csv"
-	rm -rf "$out"
 }
 
 main() {

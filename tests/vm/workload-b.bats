@@ -114,5 +114,5 @@ setup() {
 	awk -F, '$5 == "auto" && $2 == "patched" { a += $15; ga += $14 } $5 == "legacy" { l += $15; gl += $14 }
 		END { printf "refills per 1000: auto %.1f legacy %.1f\n", 1000 * a / ga, 1000 * l / gl; exit !(l / gl < a / ga) }' \
 		<(rows "$d/blocks.csv")
-	grep -q '^Against auto, paired by round' "$d/tables.txt"
+	grep -q '^Against auto, paired by boot' "$d/tables.txt"
 }
