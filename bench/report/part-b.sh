@@ -223,6 +223,7 @@ summary_b() {
 	echo "## Headline"
 	echo
 	b_design
+	[ "$design" != paired ] || b_windows
 	headline_md "$cell_rows_file" "$ref" "$aa_arm" drop_pct "refills_per_1000 starved_polls_per_1000"
 	echo
 	b_preregistration
@@ -264,6 +265,30 @@ b_preregistration() {
 	cat "$f"
 	echo '```'
 	echo
+}
+
+# b_windows: the headline's line on what each side counted in a block
+# (paired design): the source's counted window (its interval rows after
+# the settle), the block's length on the source's clock where blocks.csv
+# has it (block_s), and how much of the frames the source delivered in
+# its window the guest's counters, read at the ends of the guest's own
+# window, saw. Each metric is a ratio within one side's window.
+b_windows() {
+	local ivl header d iv g bs='0' prog
+	ivl=$(meta "$csv" interval_ms)
+	header=$(grep -m 1 -v '^#' "$csv")
+	d=$(stats_expr "$header" '$delivered')
+	iv=$(stats_expr "$header" '$intervals')
+	g=$(stats_expr "$header" '$guest_rx')
+	[[ ",$header," != *,block_s,* ]] || bs=$(stats_expr "$header" '$block_s')
+	prog="NR > 1 && $d > 0 {
+			n++; w += $iv * $ivl / 1000; b += $bs
+			r = $g / $d; s += r; if (n == 1 || r < lo) lo = r; if (r > hi) hi = r }
+		END { if (!n) exit
+			printf \"- Windows: the source counted %.1f s of a block on average\", w / n
+			if (b) printf \" (a block lasted %.1f s on its clock, the guest's counter reads included)\", b / n
+			printf \"; the guest's counters, read at the ends of its own window, saw %.0f %% (%.0f-%.0f %%) of the frames the source delivered in its window. Drop %% is per frame the source offered, refills and starved polls per frame the guest counted: each within one side's window.\\n\", 100 * s / n, 100 * lo, 100 * hi }"
+	grep -v '^#' "$csv" | awk -F, "$prog"
 }
 
 # b_design: the headline's design line.

@@ -7,9 +7,11 @@
 # switch left out of both (guest_rx: rx queue 0's packets, read in the same
 # ethtool call as the refill counters). A round has every setting of the
 # kernel once; a unit is a boot (paired_verdicts; lib/cell-verdicts.sh's
-# B_PAIRED_UNIT).
+# B_PAIRED_UNIT). block_s: how long the block lasted on the source's
+# clock, from the guest's "N:ARM" to its next switch (its counter reads
+# under TCG make it longer than BLOCK).
 
-BLOCK_COLS="repeat,kernel,round,block,setting,knobs,rate_pps,rx_queue_size,intervals,offered,delivered,dropped,drop_pct,guest_rx,refills,refill_bufs,starved_polls,starvations,refill_oom,guest_seconds,host_load1"
+BLOCK_COLS="repeat,kernel,round,block,setting,knobs,rate_pps,rx_queue_size,intervals,offered,delivered,dropped,drop_pct,guest_rx,refills,refill_bufs,starved_polls,starvations,refill_oom,guest_seconds,host_load1,block_s"
 
 # round_order REPEAT ROUND SETTING...: the settings in the order of one
 # round. Rounds come in pairs (ABBA: a linear drift cancels): an odd round
@@ -120,14 +122,15 @@ paired_boot() {
 	# intervals to leave out after a switch: the one the switch fell in, and
 	# those ending within SETTLE s of it
 	skip=$(awk -v s="$settle" -v i="$interval" 'BEGIN { n = s * 1000 / i; printf "%d", (n == int(n) ? n : int(n) + 1) + 1 }')
-	awk -v r="$r" -v k="$kernel" -v rate="$rate" -v ring="$ring" -v skip="$skip" -v load1="$load1" '
+	awk -v r="$r" -v k="$kernel" -v rate="$rate" -v ring="$ring" -v skip="$skip" -v load1="$load1" -v ivl="$interval" '
 		FNR == 1 { f++ }
 		f == 1 && FNR > 1 {
 			n = split($0, c, ",")
 			ph = c[n]
 			if (ph !~ /^[0-9]+:/) next
-			if (++seen[ph] <= skip) next
 			split(ph, p, ":"); b = p[1]
+			all[b]++
+			if (++seen[ph] <= skip) next
 			iv[b]++; o[b] += c[2]; d[b] += c[3]; x[b] += c[4]
 			next
 		}
@@ -135,10 +138,10 @@ paired_boot() {
 			delete v
 			for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = substr($i, length(kv[1]) + 2) }
 			b = v["block"]
-			printf "%s,%s,%s,%s,%s,%s,%s,%s,%d,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", r, k, v["round"], b, v["arm"],
+			printf "%s,%s,%s,%s,%s,%s,%s,%s,%d,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.1f\n", r, k, v["round"], b, v["arm"],
 				v["knobs"], rate, ring, iv[b], o[b], d[b], x[b], o[b] ? sprintf("%.4f", 100 * x[b] / o[b]) : "",
 				("packets" in v) ? v["packets"] : v["rx"], v["refills"], v["refill_bufs"], v["starved_polls"], v["starvations"],
-				v["refill_oom"], v["seconds"], load1
+				v["refill_oom"], v["seconds"], load1, all[b] * ivl / 1000
 		}' FS=, "$dir/intervals.csv" FS=' ' "$dir/guest.log" >>"$out/blocks.csv"
 }
 

@@ -115,4 +115,11 @@ setup() {
 		END { printf "refills per 1000: auto %.1f legacy %.1f\n", 1000 * a / ga, 1000 * l / gl; exit !(l / gl < a / ga) }' \
 		<(rows "$d/blocks.csv")
 	grep -q '^Against auto, paired by boot' "$d/tables.txt"
+	# block_s: each block's length on the source's clock, from the guest's
+	# switch into it to its next: at least the nominal 3 s (less one 500 ms
+	# interval of rounding) and at least the intervals counted in it
+	grep -m 1 -v '^#' "$d/blocks.csv" | grep -q ',host_load1,block_s$'
+	rows "$d/blocks.csv" | awk -F, '!($22 >= 2.5 && $22 >= $9 * 0.5) { print "block " $4 ": block_s " $22 ", " $9 " counted intervals"; bad = 1 } END { exit bad }'
+	# the summary says what each side counted
+	grep -q '^- Windows: the source counted [0-9.]* s of a block on average (a block lasted [0-9.]* s on its clock' "$d/summary.md"
 }
