@@ -249,21 +249,30 @@ run_md_B() {
 # hypotheses.txt as written before the first boot, and whether it still
 # has the sha256 the run recorded then.
 b_preregistration() {
-	local f=$dir/hypotheses.txt recorded now
-	[ -f "$f" ] || return 0
-	recorded=$(meta "$csv" hypotheses | sed -n 's/.*(sha256 \([0-9a-f]*\);.*/\1/p')
-	now=$(sha256_of "$f" | cut -c1-${#recorded})
+	local f=$dir/hypotheses.txt recorded now fence
+	recorded=$(meta "$csv" hypotheses | sed -n 's/.*(sha256 \([0-9a-f]\{16\}\);.*/\1/p')
+	if [ ! -f "$f" ]; then
+		[ -z "$recorded" ] || printf '## Pre-registration\n\nThe run recorded a pre-registration (sha256 %s) but its hypotheses.txt is missing.\n\n' "$recorded"
+		return 0
+	fi
+	now=$(sha256_of "$f" | cut -c1-16)
 	echo "## Pre-registration"
 	echo
-	if [ -n "$recorded" ] && [ "$now" = "$recorded" ]; then
-		echo "[hypotheses.txt](hypotheses.txt), copied into the run before its first boot; its sha256 ($recorded) is the one recorded in the metadata then. The headline above is this run's answer to it."
+	if [ -z "$recorded" ]; then
+		echo "[hypotheses.txt](hypotheses.txt) ($now): the run recorded no sha256 for it, so it is not a pre-registration of this run."
+	elif [ "$now" = "$recorded" ]; then
+		echo "[hypotheses.txt](hypotheses.txt), copied into the run before its first boot; its sha256 ($recorded) is the one recorded in the metadata then. The headline above answers it where the run's arms are the hypotheses' (its Holm family is every drop comparison of the run)."
 	else
-		echo "[hypotheses.txt](hypotheses.txt): its sha256 (${now:0:16}) is NOT the one the run recorded before its first boot (${recorded:-none}): it was changed afterwards, and is no pre-registration."
+		echo "[hypotheses.txt](hypotheses.txt): its sha256 ($now) is NOT the one the run recorded before its first boot ($recorded): it was changed afterwards, and is no pre-registration."
 	fi
 	echo
-	echo '```'
+	# a fence longer than any run of backticks in the file
+	fence=$(awk '{ while (match($0, /`+/)) { if (RLENGTH > m) m = RLENGTH; $0 = substr($0, RSTART + RLENGTH) } } END { n = (m >= 3 ? m + 1 : 3); while (n--) printf "`" }' "$f")
+	echo "$fence"
 	cat "$f"
-	echo '```'
+	# a last line without its newline still ends before the fence
+	[ -z "$(tail -c 1 "$f")" ] || echo
+	echo "$fence"
 	echo
 }
 
@@ -276,6 +285,7 @@ b_preregistration() {
 b_windows() {
 	local ivl header d iv g bs='0' prog
 	ivl=$(meta "$csv" interval_ms)
+	ivl=${ivl:-1000}
 	header=$(grep -m 1 -v '^#' "$csv")
 	d=$(stats_expr "$header" '$delivered')
 	iv=$(stats_expr "$header" '$intervals')
@@ -287,7 +297,7 @@ b_windows() {
 		END { if (!n) exit
 			printf \"- Windows: the source counted %.1f s of a block on average\", w / n
 			if (b) printf \" (a block lasted %.1f s on its clock, the guest's counter reads included)\", b / n
-			printf \"; the guest's counters, read at the ends of its own window, saw %.0f %% (%.0f-%.0f %%) of the frames the source delivered in its window. Drop %% is per frame the source offered, refills and starved polls per frame the guest counted: each within one side's window.\\n\", 100 * s / n, 100 * lo, 100 * hi }"
+			printf \"; the guest's counters, read at the ends of its own window, saw %.0f %% (%.0f-%.0f %% over the blocks) of the frames the source delivered in its window. Drop %% is per frame the source offered, refills and starved polls per frame the guest counted: each within one side's window.\\n\", 100 * s / n, 100 * lo, 100 * hi }"
 	grep -v '^#' "$csv" | awk -F, "$prog"
 }
 

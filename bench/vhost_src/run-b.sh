@@ -166,7 +166,7 @@ Settings (kernel and virtio_net knobs):
                      endpoint and analysis, written before it starts; copied
                      to the result dir as hypotheses.txt before the first
                      boot, its sha256 in every result file's metadata, and
-                     quoted at the top of summary.md
+                     quoted in summary.md after the headline
   --out DIR          result dir (default: a new results/<date>-B-<base>)
   --check-args       check the options and exit (run-bench.sh does, before
                      building anything)
@@ -253,8 +253,14 @@ parse_args() {
 	[ -z "$probe" ] || check_probe "$probe"
 	if [ -n "$hypotheses" ]; then
 		{ [ -f "$hypotheses" ] && [ -r "$hypotheses" ]; } || die "--hypotheses: cannot read $hypotheses"
-		grep -q '[^[:space:]]' "$hypotheses" || die "--hypotheses: $hypotheses is empty"
+		grep -q -- '[^[:space:]]' "$hypotheses" || die "--hypotheses: $hypotheses is empty"
+		grep -qI -- . "$hypotheses" || die "--hypotheses: $hypotheses is not text"
+		[ "$(wc -c <"$hypotheses")" -le 65536 ] || die "--hypotheses: $hypotheses is over 64 KiB"
+		[ -z "$verdicts_of" ] || die "--hypotheses: a pre-registration is for a run, not for --verdicts-of"
 	fi
+	# a unit is a boot: fewer than 3 give no interval
+	[ "$design" != paired ] || [ "$repeats" -ge 3 ] ||
+		warn "--repeats $repeats: a unit is a boot, so each cell has $repeats units; an interval needs 3 (bench/stats)"
 	if [ -n "$kdir" ]; then
 		kernel_dir_resolve
 		# the results' kernel lines name this kernel, not the harness's builds
@@ -308,7 +314,7 @@ main() {
 	tdir=$out/trials
 	mkdir -p "$tdir"
 	# the pre-registration goes in first: nothing measured yet
-	[ -z "$hypotheses" ] || cp "$hypotheses" "$out/hypotheses.txt"
+	[ -z "$hypotheses" ] || cp -- "$hypotheses" "$out/hypotheses.txt"
 	if [ -z "$rates" ]; then
 		ring=${rings%% *}
 		log "B: measuring capacity: one stock trial at $probe_rate pps, ring $ring"

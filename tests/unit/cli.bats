@@ -260,6 +260,17 @@ setup() {
 	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --check-args --hypotheses "$BATS_TEST_TMPDIR/blank.txt"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"is empty"* ]]
+	printf 'H1\0\1\2' >"$BATS_TEST_TMPDIR/bin.txt"
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --check-args --hypotheses "$BATS_TEST_TMPDIR/bin.txt"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"is not text"* ]]
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --hypotheses "$VRB_ROOT/bench/vhost_src/confirm-b.txt" --verdicts-of /nonexistent
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"not for --verdicts-of"* ]]
+	# a unit is a boot: fewer than 3 repeats are said to give no interval
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --check-args --repeats 2
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"--repeats 2: a unit is a boot"* ]]
 	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --check-args --hypotheses "$VRB_ROOT/bench/vhost_src/confirm-b.txt" \
 		--settings "auto legacy mn16 cap64" --rings 256 --rates 299104 --repeats 30 --rounds 2 --block 4
 	[ "$status" -eq 0 ]

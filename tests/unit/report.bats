@@ -154,7 +154,7 @@ is_png() {
 	# counters saw, recomputed here from blocks.csv (no block_s column in
 	# this run: no block length)
 	pct=$(grep -v '^#' "$d/blocks.csv" | awk -F, 'NR > 1 && $11 > 0 { n++; s += $14 / $11 } END { printf "%.0f", 100 * s / n }')
-	grep -q "^- Windows: the source counted [0-9.]* s of a block on average; the guest's counters, read at the ends of its own window, saw $pct % ([0-9]*-[0-9]* %) of the frames the source delivered" "$md"
+	grep -q "^- Windows: the source counted [0-9.]* s of a block on average; the guest's counters, read at the ends of its own window, saw $pct % ([0-9]*-[0-9]* % over the blocks) of the frames the source delivered" "$md"
 	grep -q '^- No setting.s drop_pct differs from auto.s beyond its interval and the noise floor in any cell\.$' "$md"
 	# corrected for their number: the family is the same comparisons the line before counts
 	n=$(sed -n 's/^- [0-9]* of \([0-9]*\) comparisons of drop_pct have a verdict .*/\1/p' "$md")
@@ -186,14 +186,35 @@ is_png() {
 	md=$d/summary.md
 	# after the headline, before the glossary, the file verbatim
 	[ "$(grep '^## ' "$md" | sed -n 2p)" = '## Pre-registration' ]
-	grep -q "its sha256 ($sha) is the one recorded in the metadata then\." "$md"
+	grep -q "its sha256 ($sha) is the one recorded in the metadata then\. The headline above answers it" "$md"
 	sed -n '/^## Pre-registration$/,/^## /p' "$md" | grep -qx 'H1  legacy differs from auto'
 	# edited after the run began: said so, not passed off as a pre-registration
 	echo 'H2  added later' >>"$d/hypotheses.txt"
 	run "$SUM" --no-plots "$d"
 	[ "$status" -eq 0 ]
 	grep -q "is NOT the one the run recorded before its first boot ($sha): it was changed afterwards" "$md"
-	# a run without one has no such section
+	# no final newline, and a fenced block inside: the quote still ends
+	# before the next section
+	printf 'H1  x\n```\nlegacy\n```\nlast line' >"$d/hypotheses.txt"
+	run "$SUM" --no-plots "$d"
+	[ "$status" -eq 0 ]
+	sed -n '/^## Pre-registration$/,/^## /p' "$md" >"$d/sec"
+	grep -qx '````' "$d/sec"
+	grep -qx 'last line' "$d/sec"
+	[ "$(grep -cx '````' "$d/sec")" -eq 2 ]
+	# the file missing: said so
+	rm "$d/hypotheses.txt"
+	run "$SUM" --no-plots "$d"
+	[ "$status" -eq 0 ]
+	grep -q "The run recorded a pre-registration (sha256 $sha) but its hypotheses.txt is missing" "$md"
+	# a file the run recorded nothing for: not a pre-registration, and the
+	# summary is still written
+	sed -i '/^# hypotheses: /d' "$d/blocks.csv"
+	echo 'H1' >"$d/hypotheses.txt"
+	run "$SUM" --no-plots "$d"
+	[ "$status" -eq 0 ]
+	grep -q 'the run recorded no sha256 for it, so it is not a pre-registration of this run' "$md"
+	# a run without either has no such section
 	rm "$d/hypotheses.txt"
 	run "$SUM" --no-plots "$d"
 	[ "$status" -eq 0 ]
