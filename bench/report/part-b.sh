@@ -277,27 +277,40 @@ b_preregistration() {
 }
 
 # b_windows: the headline's line on what each side counted in a block
-# (paired design): the source's counted window (its interval rows after
-# the settle), the block's length on the source's clock where blocks.csv
-# has it (block_s), and how much of the frames the source delivered in
-# its window the guest's counters, read at the ends of the guest's own
-# window, saw. Each metric is a ratio within one side's window.
+# (paired design). Runs whose metadata say windows=matched (rx_window):
+# the block's rows on the source's clock (block_s), the guest's time
+# between its two counter reads, and how much of the frames the source
+# delivered in the block the guest's counters saw: 100 % when the windows
+# match (a block's frames still in the ring at either end aside). Earlier
+# runs: the source's counted window (its interval rows after the settle),
+# the block's length (block_s, where blocks.csv has it) and the same share,
+# with the guest's reads at the ends of its own window.
 b_windows() {
-	local ivl header d iv g bs='0' prog
+	local ivl header d iv g gs bs='0' prog
 	ivl=$(meta "$csv" interval_ms)
 	ivl=${ivl:-1000}
 	header=$(grep -m 1 -v '^#' "$csv")
 	d=$(stats_expr "$header" '$delivered')
 	iv=$(stats_expr "$header" '$intervals')
 	g=$(stats_expr "$header" '$guest_rx')
+	gs=$(stats_expr "$header" '$guest_seconds')
 	[[ ",$header," != *,block_s,* ]] || bs=$(stats_expr "$header" '$block_s')
-	prog="NR > 1 && $d > 0 {
+	if [[ "$(meta "$csv" windows)" == matched* ]]; then
+		prog="NR > 1 && $d > 0 {
+			n++; b += $bs; t += $gs
+			r = $g / $d; s += r; if (n == 1 || r < lo) lo = r; if (r > hi) hi = r }
+		END { if (!n) exit
+			printf \"- Windows: matched (rx_window): a block's rows lasted %.3f s on the source's clock on average and the guest's counter reads were %.3f s apart\", b / n, t / n
+			printf \"; the guest's counters saw %.2f %% (%.2f-%.2f %% over the blocks) of the frames the source delivered in the block. Drop %% is per frame the source offered, refills and starved polls per frame the guest counted.\\n\", 100 * s / n, 100 * lo, 100 * hi }"
+	else
+		prog="NR > 1 && $d > 0 {
 			n++; w += $iv * $ivl / 1000; b += $bs
 			r = $g / $d; s += r; if (n == 1 || r < lo) lo = r; if (r > hi) hi = r }
 		END { if (!n) exit
 			printf \"- Windows: the source counted %.1f s of a block on average\", w / n
 			if (b) printf \" (a block lasted %.1f s on its clock, the guest's counter reads included)\", b / n
 			printf \"; the guest's counters, read at the ends of its own window, saw %.0f %% (%.0f-%.0f %% over the blocks) of the frames the source delivered in its window. Drop %% is per frame the source offered, refills and starved polls per frame the guest counted: each within one side's window.\\n\", 100 * s / n, 100 * lo, 100 * hi }"
+	fi
 	grep -v '^#' "$csv" | awk -F, "$prog"
 }
 

@@ -66,3 +66,20 @@ void phase_read(const char *path, char phase[PHASE_MAX])
 	}
 	fclose(f);
 }
+
+void phase_watch_init(struct phase_watch *w, const char *path)
+{
+	phase_read(path, w->cur);
+}
+
+int phase_watch_poll(struct phase_watch *w, const char *path, char old[PHASE_MAX])
+{
+	char now[PHASE_MAX];
+
+	phase_read(path, now);
+	if (!strcmp(now, w->cur))
+		return 0;
+	memcpy(old, w->cur, PHASE_MAX);
+	memcpy(w->cur, now, PHASE_MAX);
+	return 1;
+}

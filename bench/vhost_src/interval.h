@@ -33,4 +33,24 @@ void interval_row(FILE *f, double t, const struct interval *iv, const char *phas
  */
 void phase_read(const char *path, char phase[PHASE_MAX]);
 
+/*
+ * The phase the rows are stamped with, watched between rows: the source
+ * polls it every PHASE_POLL_US, and a change closes the current row, so a
+ * row lies within one phase and a block's rows start and end within
+ * PHASE_POLL_US of the guest's phase writes (the guest reads its counters
+ * right beside them).
+ */
+#define PHASE_POLL_US 1000
+struct phase_watch {
+	char cur[PHASE_MAX];	/* the phase of the row being counted */
+};
+
+void phase_watch_init(struct phase_watch *w, const char *path);
+/*
+ * Reads path again; when the phase is another than w->cur, copies w->cur
+ * into old (the phase of the row the change closes), takes the new one and
+ * returns 1; otherwise returns 0.
+ */
+int phase_watch_poll(struct phase_watch *w, const char *path, char old[PHASE_MAX]);
+
 #endif /* INTERVAL_H */

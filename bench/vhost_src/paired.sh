@@ -4,12 +4,16 @@
 # guest (guest-rx-paired.sh), vhost_src's interval rows stamped with the
 # block the guest said it was in; per block: the source's offered, delivered
 # and dropped frames, and the guest's counters, the first SETTLE s after a
-# switch left out of both (guest_rx: rx queue 0's packets, read in the same
-# ethtool call as the refill counters). A round has every setting of the
-# kernel once; a unit is a boot (paired_verdicts; lib/cell-verdicts.sh's
-# B_PAIRED_UNIT). block_s: how long the block lasted on the source's
-# clock, from the guest's "N:ARM" to its next switch (its counter reads
-# under TCG make it longer than BLOCK).
+# switch left out of both. Both sides count the same window: the guest's
+# rx_window writes "N:ARM", reads its counters (rx_packets, and rx queue
+# 0's in one ethtool ioctl), waits, writes "switch" and reads them again;
+# vhost_src polls the phase every millisecond and closes a row when it
+# changes. A round has every setting of the kernel once; a unit is a boot
+# (paired_verdicts; lib/cell-verdicts.sh's B_PAIRED_UNIT). block_s: the
+# seconds of the block's rows on the source's clock. (Runs before
+# 2026-12-06 read the counters with ethtool -S from the shell, seconds
+# under TCG: there block_s ran from "N:ARM" to the next switch, the settle
+# included, and the guest saw 50-91 % of the source's frames.)
 
 BLOCK_COLS="repeat,kernel,round,block,setting,knobs,rate_pps,rx_queue_size,intervals,offered,delivered,dropped,drop_pct,guest_rx,refills,refill_bufs,starved_polls,starvations,refill_oom,guest_seconds,host_load1,block_s"
 
@@ -78,7 +82,7 @@ paired_blocks() {
 # paired_boot REPEAT KERNEL RING RATE SETTING...: one boot, one flood, the
 # settings' blocks; appends to blocks.csv and intervals.csv.
 paired_boot() {
-	local r=$1 kernel=$2 ring=$3 rate=$4 dir sock src_pid rc=0 gargs=() blocks load1 skip
+	local r=$1 kernel=$2 ring=$3 rate=$4 dir sock src_pid rc=0 gargs=() blocks load1
 	shift 4
 	dir=$tdir/r$r-$kernel-$ring-$rate
 	mkdir -p "$dir/guest"
@@ -96,7 +100,7 @@ paired_boot() {
 	src_pid=$!
 	for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
 	[ -S "$sock" ] || { cat "$dir/source.log" >&2; die "vhost_src did not create $sock"; }
-	gargs=(--load "$guest_load")
+	gargs=(--load "$guest_load" --rx-window "$VRB_CACHE/vhost_src/rx_window")
 	[ -z "$probe" ] || gargs+=(--probe "$(b_probe_file "$kernel")")
 	b_guest "$kernel" "$dir" "$sock" "$ring" $((${#blocks[@]} * block * 4 + 300)) \
 		-- "$VRB_ROOT/bench/vhost_src/guest-rx-paired.sh" "${gargs[@]}" "$block" "$settle" \
@@ -119,29 +123,27 @@ paired_boot() {
 		probe_summary "$probe" "$dir/probe-$probe.txt" | sed "s/^/repeat=$r kernel=$kernel /" >>"$out/probe-$probe.txt"
 	fi
 	tail -n +2 "$dir/intervals.csv" | sed "s/^/$r,$kernel,$rate,/; s/\$/,$ring/" >>"$out/intervals.csv"
-	# intervals to leave out after a switch: the one the switch fell in, and
-	# those ending within SETTLE s of it
-	skip=$(awk -v s="$settle" -v i="$interval" 'BEGIN { n = s * 1000 / i; printf "%d", (n == int(n) ? n : int(n) + 1) + 1 }')
-	awk -v r="$r" -v k="$kernel" -v rate="$rate" -v ring="$ring" -v skip="$skip" -v load1="$load1" -v ivl="$interval" '
+	# a block's rows: those stamped N:ARM, which rx_window wrote after the
+	# settle and replaced with "switch" at the block's end (a phase change
+	# closes a row); block_s: their seconds, each row from the one before
+	awk -v r="$r" -v k="$kernel" -v rate="$rate" -v ring="$ring" -v load1="$load1" '
 		FNR == 1 { f++ }
 		f == 1 && FNR > 1 {
 			n = split($0, c, ",")
-			ph = c[n]
+			ph = c[n]; dt = c[1] - t; t = c[1]
 			if (ph !~ /^[0-9]+:/) next
 			split(ph, p, ":"); b = p[1]
-			all[b]++
-			if (++seen[ph] <= skip) next
-			iv[b]++; o[b] += c[2]; d[b] += c[3]; x[b] += c[4]
+			iv[b]++; o[b] += c[2]; d[b] += c[3]; x[b] += c[4]; secs[b] += dt
 			next
 		}
 		f == 2 && /^block=/ {
 			delete v
 			for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = substr($i, length(kv[1]) + 2) }
 			b = v["block"]
-			printf "%s,%s,%s,%s,%s,%s,%s,%s,%d,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.1f\n", r, k, v["round"], b, v["arm"],
+			printf "%s,%s,%s,%s,%s,%s,%s,%s,%d,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.3f\n", r, k, v["round"], b, v["arm"],
 				v["knobs"], rate, ring, iv[b], o[b], d[b], x[b], o[b] ? sprintf("%.4f", 100 * x[b] / o[b]) : "",
 				("packets" in v) ? v["packets"] : v["rx"], v["refills"], v["refill_bufs"], v["starved_polls"], v["starvations"],
-				v["refill_oom"], v["seconds"], load1, all[b] * ivl / 1000
+				v["refill_oom"], v["seconds"], load1, secs[b]
 		}' FS=, "$dir/intervals.csv" FS=' ' "$dir/guest.log" >>"$out/blocks.csv"
 }
 

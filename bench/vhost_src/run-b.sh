@@ -48,6 +48,7 @@ vcpus=1
 rates=''
 fractions="0.5 0.9"
 probe_rate=400000
+capacity_trials=3
 repeats=5
 duration=10
 interval=''
@@ -127,11 +128,15 @@ Settings (kernel and virtio_net knobs):
   --vcpus N          guest vCPUs, 1-8 (default: $vcpus: NAPI fits one; QEMU
                      and vhost_src then each have a host CPU)
   --allow-busy-host  run even when the host is busy (recorded)
-  --rates LIST       offered pps; default: FRACTIONS x the capacity measured
-                     first (one stock trial at --probe-rate)
+  --rates LIST       offered pps, the same at every ring; default: FRACTIONS
+                     x the capacity measured first (the median of
+                     --capacity-trials stock trials at --probe-rate, at the
+                     first ring; capacity.csv)
   --fractions LIST   of the capacity, each in (0, 2): above 1 an overload
                      (default: "$fractions")
   --probe-rate PPS   (default: $probe_rate)
+  --capacity-trials N  stock trials the capacity is the median of, 1-9
+                     (default: $capacity_trials)
   --repeats N        boots per kernel (paired) or trials per setting (boots)
                      (default: $repeats)
   --duration S       boots: seconds of traffic per trial (default: $duration)
@@ -190,6 +195,7 @@ parse_args() {
 		--rates) [ $# -ge 2 ] || die "$1 needs a value"; rates=$2; shift 2 ;;
 		--fractions) [ $# -ge 2 ] || die "$1 needs a value"; fractions=$2; shift 2 ;;
 		--probe-rate) [ $# -ge 2 ] || die "$1 needs a value"; probe_rate=$2; shift 2 ;;
+		--capacity-trials) [ $# -ge 2 ] || die "$1 needs a value"; capacity_trials=$2; shift 2 ;;
 		--repeats) [ $# -ge 2 ] || die "$1 needs a value"; repeats=$2; shift 2 ;;
 		--duration) [ $# -ge 2 ] || die "$1 needs a value"; duration=$2; shift 2 ;;
 		--interval) [ $# -ge 2 ] || die "$1 needs a value"; interval=$2; shift 2 ;;
@@ -234,6 +240,7 @@ parse_args() {
 		[[ "$f" =~ ^(0\.[0-9]*[1-9][0-9]*|1(\.[0-9]+)?)$ ]] || die "--fractions: '$f' is not a number in (0, 2)"
 	done
 	check_range --probe-rate "$probe_rate" 1 100000000
+	check_range --capacity-trials "$capacity_trials" 1 9
 	check_range --repeats "$repeats" 1 1000
 	check_range --duration "$duration" 1 3600
 	check_range --interval "$interval" 10 60000
@@ -277,11 +284,27 @@ setting_knobs() {
 
 build() {
 	make -s -C "$VRB_ROOT/bench/vhost_src" BUILD="$VRB_CACHE/vhost_src" \
-		"$VRB_CACHE/vhost_src/vhost_src" >/dev/null
+		"$VRB_CACHE/vhost_src/vhost_src" "$VRB_CACHE/vhost_src/rx_window" >/dev/null
+}
+
+# measure_capacity: first, the median delivered pps of --capacity-trials
+# stock trials at --probe-rate on the first ring (one boot each: a
+# single trial's capacity moves with that boot's stalls); their rows in
+# cap_rows; rates, FRACTIONS x first, the same at every ring.
+measure_capacity() {
+	local ring=${rings%% *} i kv f
+	for i in $(seq "$capacity_trials"); do
+		log "B: measuring capacity: stock trial $i/$capacity_trials at $probe_rate pps, ring $ring"
+		kv=$(trial "probe$i" stock "$ring" "$probe_rate")
+		cap_rows+="${cap_rows:+$'\n'}$(trial_row "$i" stock "$ring" "$probe_rate" "$kv")"
+	done
+	first=$(cut -d, -f10 <<<"$cap_rows" | sort -n | awk '{ v[NR] = $1 } END { printf "%d", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+	log "B: capacity $first pps delivered (the median of $(cut -d, -f10 <<<"$cap_rows" | tr '\n' ' ' | sed 's/ $//'))"
+	for f in $fractions; do rates+="$(awk -v c="$first" -v f="$f" 'BEGIN { printf "%d", c * f }') "; done
 }
 
 main() {
-	local kv first accel top busy
+	local first='' cap_rows='' accel top busy
 	parse_args "$@"
 	[ -z "$check_args" ] || exit 0
 	if [ -n "$verdicts_of" ]; then
@@ -315,24 +338,19 @@ main() {
 	mkdir -p "$tdir"
 	# the pre-registration goes in first: nothing measured yet
 	[ -z "$hypotheses" ] || cp -- "$hypotheses" "$out/hypotheses.txt"
-	if [ -z "$rates" ]; then
-		ring=${rings%% *}
-		log "B: measuring capacity: one stock trial at $probe_rate pps, ring $ring"
-		kv=$(trial probe stock "$ring" "$probe_rate")
-		first=$(trial_row 0 stock "$ring" "$probe_rate" "$kv" | cut -d, -f10)
-		log "B: capacity $first pps delivered"
-		for s in $fractions; do rates+="$(awk -v c="$first" -v f="$s" 'BEGIN { printf "%d", c * f }') "; done
-	fi
+	[ -n "$rates" ] || measure_capacity
 	top=${ndr_max:-${first:-$(tr ' ' '\n' <<<"$rates" | sort -n | tail -n 1)}}
 	meta=("workload=B (vhost_src -> vhost-user -> virtio-net rx)"
 		"accel=${accel%% *} (${accel#* })" "clock=realtime" "design=$design" "settings=$settings"
 		"reference=$ref" "aa_arm=${aa:-none}"
 		"rates_pps=$rates" "fractions_of_capacity=${first:+$fractions}${first:--}" "capacity_pps=${first:-not measured}"
+		"capacity_trials_pps=${cap_rows:+$(cut -d, -f10 <<<"$cap_rows" | tr '\n' ' ' | sed 's/ $//') (stock trials at ring ${rings%% *} and $probe_rate pps offered; the median taken; capacity.csv)}${cap_rows:--}"
 		"repeats=$repeats" "down_after_s=${down_after:-never}")
 	[ -z "$hypotheses" ] ||
 		meta+=("hypotheses=hypotheses.txt (sha256 $(sha256_of "$out/hypotheses.txt" | cut -c1-16); copied before the first boot)")
 	if [ "$design" = paired ]; then
-		meta+=("blocks=$rounds rounds per boot, ${block} s per block, first ${settle} s not counted")
+		meta+=("blocks=$rounds rounds per boot, ${block} s per block, first ${settle} s not counted"
+			"windows=matched: the guest reads its counters beside its phase writes (rx_window); the source closes a row when the phase changes (polled every 1 ms)")
 	else
 		meta+=("duration_s=$duration"
 			"ndr=steps $ndr_steps, tolerance ${ndr_tolerance}%, searches $ndr_repeats, top $top pps")
@@ -343,6 +361,10 @@ main() {
 		"host_cpus=QEMU (all threads) on $cpu_vcpu; vhost_src on $cpu_other" "host_busy_cpus_at_start=$busy"
 		"guest_nic=virtio-net-pci vectors=0 (INTx; QEMU 7.2 TCG + vhost-user + MSI-X crashes)"
 		"source=bench/vhost_src/vhost_src (DPDK $(pkg-config --modversion libdpdk)), burst 32, 60-byte UDP frames")
+	if [ -n "$cap_rows" ]; then
+		results_csv_open "$out/capacity.csv" "$TRIAL_COLS" "${meta[@]}"
+		echo "$cap_rows" >>"$out/capacity.csv"
+	fi
 	if [ "$design" = paired ]; then
 		paired_main
 	else

@@ -13,6 +13,7 @@
 #include "frame.h"
 #include "interval.h"
 #include "pace.h"
+#include "rxq_stats.h"
 
 static int test_pace_rate(void)
 {
@@ -175,6 +176,53 @@ static int test_phase(void)
 	return 0;
 }
 
+static int test_phase_watch(void)
+{
+	char path[] = "/tmp/vrb-phase-XXXXXX", old[PHASE_MAX];
+	struct phase_watch w;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	close(fd);
+	phase_watch_init(&w, path);
+	CHECK(!strcmp(w.cur, "-"));	/* empty: no phase yet */
+	CHECK(!phase_watch_poll(&w, path, old));
+	CHECK(!phase_write(path, "switch\n"));
+	CHECK(phase_watch_poll(&w, path, old) == 1);
+	CHECK(!strcmp(old, "-") && !strcmp(w.cur, "switch"));
+	CHECK(!phase_watch_poll(&w, path, old));	/* no change: the row goes on */
+	CHECK(!phase_write(path, "1:auto\n"));
+	CHECK(phase_watch_poll(&w, path, old) == 1);
+	CHECK(!strcmp(old, "switch") && !strcmp(w.cur, "1:auto"));
+	/* a half-written line reads as no phase: it closes the row too */
+	CHECK(!phase_write(path, "swi"));
+	CHECK(phase_watch_poll(&w, path, old) == 1);
+	CHECK(!strcmp(old, "1:auto") && !strcmp(w.cur, "-"));
+	CHECK(!phase_write(path, "end\n"));
+	CHECK(phase_watch_poll(&w, path, old) == 1);
+	CHECK(!strcmp(old, "-") && !strcmp(w.cur, "end"));
+	unlink(path);
+	/* no file: "-", a change from end */
+	CHECK(phase_watch_poll(&w, path, old) == 1);
+	CHECK(!strcmp(old, "end") && !strcmp(w.cur, "-"));
+	phase_watch_init(&w, NULL);
+	CHECK(!strcmp(w.cur, "-") && !phase_watch_poll(&w, NULL, old));
+	return 0;
+}
+
+static int test_rxq_names(void)
+{
+	CHECK(rxq_stat_is("rx_queue_0_refills", "refills"));	/* 6.1 */
+	CHECK(rxq_stat_is("rx0_refills", "refills"));		/* 6.12 */
+	CHECK(!rxq_stat_is("rx_queue_1_refills", "refills"));	/* another queue */
+	CHECK(!rxq_stat_is("rx1_refills", "refills"));
+	CHECK(!rxq_stat_is("rx_queue_0_refill_bufs", "refills"));	/* a longer name */
+	CHECK(!rxq_stat_is("rx_queue_0_refills", "refill"));	/* a prefix of it */
+	CHECK(!rxq_stat_is("tx_queue_0_kicks", "kicks"));
+	CHECK(!rxq_stat_is("rx_queue_0_", ""));
+	return 0;
+}
+
 int main(void)
 {
 	static const struct check_test tests[] = {
@@ -186,6 +234,8 @@ int main(void)
 		{ "mac", test_mac },
 		{ "interval", test_interval },
 		{ "phase", test_phase },
+		{ "phase watch", test_phase_watch },
+		{ "rx queue 0 counter names", test_rxq_names },
 	};
 
 	return CHECK_RUN("vhost_src parts", tests);

@@ -7,6 +7,7 @@
  * the TSC for a set time. A frame that finds no free guest buffer is
  * dropped and counted. One CSV row per interval: offered, delivered,
  * dropped, and the free guest buffers seen (min, mean); totals at the end.
+ * With --phase-file, a change of the guest's phase also closes a row.
  *
  * DPDK: EAL without hugepages, no PCI, one lcore, its vhost library.
  */
@@ -90,8 +91,9 @@ static void usage(FILE *f)
 		"  --dst-mac MAC     destination MAC (default ff:ff:ff:ff:ff:ff)\n"
 		"  --wait S          seconds to wait for the guest, 1-3600 (default 120)\n"
 		"  --out FILE        CSV rows to FILE (default: standard output)\n"
-		"  --phase-file F    the guest's phase (one line, e.g. \"3:auto\"), read at each\n"
-		"                    interval's end and written in its row; \"end\" ends the run\n"
+		"  --phase-file F    the guest's phase (one line, e.g. \"3:auto\"), read every\n"
+		"                    millisecond: a change closes the row, which carries the\n"
+		"                    phase it was counted in; \"end\" ends the run\n"
 		"  --lcore N         the host CPU the source runs on, 0-1023 (default 0)\n"
 		"  -h, --help        this text\n"
 		"Output: " INTERVAL_CSV_HEADER " per interval; totals on standard error.\n",
@@ -250,34 +252,48 @@ static int wait_guest(const struct opts *o)
 
 static int run(const struct opts *o, int id, struct rte_mbuf **m, FILE *out)
 {
-	uint64_t hz = rte_get_tsc_hz(), t0, now, next, end, step;
+	uint64_t hz = rte_get_tsc_hz(), t0, now, next, end, step, poll, next_poll;
 	struct interval iv, total;
+	struct phase_watch w;
 	struct pace p;
 
 	interval_reset(&iv);
 	interval_reset(&total);
+	phase_watch_init(&w, o->phase_file);
 	fprintf(out, "%s\n", INTERVAL_CSV_HEADER);
 	t0 = rte_rdtsc();
 	now = t0;
 	step = hz * (uint64_t)o->interval_ms / 1000;
 	next = t0 + step;
+	poll = hz * PHASE_POLL_US / 1000000;
+	next_poll = t0 + poll;
 	end = t0 + hz * (uint64_t)o->duration;
 	pace_init(&p, hz, t0, o->rate, 0);
 	while (!stop && !atomic_load(&lost)) {
+		char old[PHASE_MAX];
 		uint32_t n, got;
 
 		now = rte_rdtsc();
+		/* a phase change closes the row: a row lies within one phase */
+		if (o->phase_file && now >= next_poll) {
+			next_poll = now + poll;
+			if (phase_watch_poll(&w, o->phase_file, old)) {
+				interval_row(out, (double)(now - t0) / (double)hz, &iv, old);
+				interval_sum(&total, &iv);
+				interval_reset(&iv);
+				next = now + step;
+				if (!strcmp(w.cur, "end"))
+					break;
+			}
+		}
 		if (now >= next || now >= end) {
-			char phase[PHASE_MAX];
-
-			phase_read(o->phase_file, phase);
-			interval_row(out, (double)(now - t0) / (double)hz, &iv, phase);
+			interval_row(out, (double)(now - t0) / (double)hz, &iv, w.cur);
 			interval_sum(&total, &iv);
 			interval_reset(&iv);
 			/* after a stall, the next row is a whole interval away, not at once */
 			while (next <= now)
 				next += step;
-			if (now >= end || !strcmp(phase, "end"))
+			if (now >= end)
 				break;
 		}
 		n = pace_take(&p, now, (uint32_t)o->burst);

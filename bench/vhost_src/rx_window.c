@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rx_window: workload B's guest side of a block. Writes the block's phase
+ * (vhost_src, polling it every millisecond, starts the block's row), reads
+ * rx queue 0's counters and rx_packets, waits, writes "switch" (the row
+ * ends) and reads them again: the guest's counters and the source's rows
+ * cover the same frames, to the poll and a counter read (one ioctl and one
+ * sysfs read, where `ethtool -S` from a shell took seconds under TCG and a
+ * flood). Prints the deltas on one line:
+ *   rx=N NAME=N ... seconds=S
+ * (seconds: CLOCK_MONOTONIC between the two reads). Runs in the guest.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "opt_uint.h"
+#include "rxq_stats.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: rx_window IFACE PHASE_FILE LABEL MS [NAME...]\n"
+		"Writes LABEL (1-47 of A-Z a-z 0-9 _ . : -) to PHASE_FILE, reads IFACE's\n"
+		"rx_packets and rx queue 0's ethtool counters NAME (rx_queue_0_NAME or\n"
+		"rx0_NAME; absent ones left out), waits MS milliseconds (10-3600000),\n"
+		"writes \"switch\" to PHASE_FILE and reads them again. Prints\n"
+		"\"rx=N NAME=N ... seconds=S\": the deltas and the time between the reads.\n");
+}
+
+/* PHASE_FILE renamed into place: vhost_src never reads it half-written. */
+static int phase_write(const char *path, const char *label)
+{
+	char tmp[4096];
+	FILE *f;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+		fprintf(stderr, "rx_window: %s: path too long\n", path);
+		return -1;
+	}
+	f = fopen(tmp, "w");
+	if (!f || fprintf(f, "%s\n", label) < 0 || fclose(f) || rename(tmp, path)) {
+		fprintf(stderr, "rx_window: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int label_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n && n < 48 &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-") == n;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t rx0, rx1, v0[RXQ_NAMES_MAX], v1[RXQ_NAMES_MAX];
+	struct timespec until;
+	unsigned long long ms;
+	struct rxq_stats st;
+	double t0, t1;
+	int rc = 1, e;
+
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc < 5) {
+		usage(stderr);
+		return 2;
+	}
+	if (!label_ok(argv[3])) {
+		fprintf(stderr, "rx_window: LABEL '%s' is not 1-47 of A-Z a-z 0-9 _ . : -\n", argv[3]);
+		return 2;
+	}
+	if (opt_uint("rx_window", "MS", argv[4], 10, 3600000, &ms))
+		return 2;
+	if (rxq_stats_open(&st, argv[1], (const char *const *)argv + 5, (size_t)(argc - 5)))
+		goto out;
+	if (phase_write(argv[2], argv[3]) || rxq_stats_read(&st, &rx0, v0))
+		goto out;
+	t0 = now_s();
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += (time_t)(ms / 1000);
+	until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	while ((e = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL)) == EINTR)
+		;
+	if (e) {
+		fprintf(stderr, "rx_window: clock_nanosleep: %s\n", strerror(e));
+		goto out;
+	}
+	if (phase_write(argv[2], "switch") || rxq_stats_read(&st, &rx1, v1))
+		goto out;
+	t1 = now_s();
+	printf("rx=%" PRIu64, rx1 - rx0);
+	for (size_t k = 0; k < st.n; k++)
+		printf(" %s=%" PRIu64, st.name[k], v1[k] - v0[k]);
+	printf(" seconds=%.3f\n", t1 - t0);
+	rc = 0;
+out:
+	rxq_stats_close(&st);
+	return rc;
+}
