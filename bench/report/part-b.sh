@@ -33,8 +33,12 @@ other_kernel_settings() {
 b_totals() {
 	local header prog grx='$guest_rx_packets' ivs='dur / ivl'
 	header=$(grep -m 1 -v '^#' "$csv")
-	# intervals: a trial's duration / interval (boots); a block's count (paired)
-	if [ "$design" = paired ]; then
+	# intervals: a trial's duration / interval (boots); a block's count
+	# (paired), or its seconds / interval where a phase change closes a
+	# row (windows matched: a block's first and last rows are partial)
+	if [ "$design" = paired ] && [[ "$(meta "$csv" windows)" == matched* ]]; then
+		grx='$guest_rx' ivs="\$$(stats_expr "$header" '$block_s' | tr -d '$') / ivl"
+	elif [ "$design" = paired ]; then
 		grx='$guest_rx' ivs="\$$(stats_expr "$header" '$intervals' | tr -d '$')"
 	fi
 	prog="NR > 1 && ($(stats_expr "$header" "$1")) {

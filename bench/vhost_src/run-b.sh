@@ -303,6 +303,16 @@ measure_capacity() {
 	for f in $fractions; do rates+="$(awk -v c="$first" -v f="$f" 'BEGIN { printf "%d", c * f }') "; done
 }
 
+# capacity_note: the capacity trials' delivered pps and how they were
+# taken, or "-" without them (--rates).
+capacity_note() {
+	if [ -z "$cap_rows" ]; then
+		echo -
+	else
+		echo "$(cut -d, -f10 <<<"$cap_rows" | tr '\n' ' ' | sed 's/ $//') (stock trials at ring ${rings%% *} and $probe_rate pps offered; the median taken; capacity.csv)"
+	fi
+}
+
 main() {
 	local first='' cap_rows='' accel top busy
 	parse_args "$@"
@@ -343,8 +353,8 @@ main() {
 	meta=("workload=B (vhost_src -> vhost-user -> virtio-net rx)"
 		"accel=${accel%% *} (${accel#* })" "clock=realtime" "design=$design" "settings=$settings"
 		"reference=$ref" "aa_arm=${aa:-none}"
-		"rates_pps=$rates" "fractions_of_capacity=${first:+$fractions}${first:--}" "capacity_pps=${first:-not measured}"
-		"capacity_trials_pps=${cap_rows:+$(cut -d, -f10 <<<"$cap_rows" | tr '\n' ' ' | sed 's/ $//') (stock trials at ring ${rings%% *} and $probe_rate pps offered; the median taken; capacity.csv)}${cap_rows:--}"
+		"rates_pps=$rates" "fractions_of_capacity=$(if [ -n "$first" ]; then echo "$fractions"; else echo -; fi)" "capacity_pps=${first:-not measured}"
+		"capacity_trials_pps=$(capacity_note)"
 		"repeats=$repeats" "down_after_s=${down_after:-never}")
 	[ -z "$hypotheses" ] ||
 		meta+=("hypotheses=hypotheses.txt (sha256 $(sha256_of "$out/hypotheses.txt" | cut -c1-16); copied before the first boot)")

@@ -7,8 +7,10 @@
  * cover the same frames, to the poll and a counter read (one ioctl and one
  * sysfs read, where `ethtool -S` from a shell took seconds under TCG and a
  * flood). Prints the deltas on one line:
- *   rx=N NAME=N ... seconds=S
- * (seconds: CLOCK_MONOTONIC between the two reads). Runs in the guest.
+ *   rx=N NAME=N ... seconds=S write0_ms=W write1_ms=W
+ * (seconds: CLOCK_MONOTONIC between the two reads; write0_ms, write1_ms:
+ * how long each phase write took, the window's uncertainty at its start
+ * and its end). Runs in the guest.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,7 +29,8 @@ static void usage(FILE *f)
 		"rx_packets and rx queue 0's ethtool counters NAME (rx_queue_0_NAME or\n"
 		"rx0_NAME; absent ones left out), waits MS milliseconds (10-3600000),\n"
 		"writes \"switch\" to PHASE_FILE and reads them again. Prints\n"
-		"\"rx=N NAME=N ... seconds=S\": the deltas and the time between the reads.\n");
+		"\"rx=N NAME=N ... seconds=S write0_ms=W write1_ms=W\": the deltas, the\n"
+		"time between the reads and how long each phase write took.\n");
 }
 
 /* PHASE_FILE renamed into place: vhost_src never reads it half-written. */
@@ -70,7 +73,7 @@ int main(int argc, char **argv)
 	struct timespec until;
 	unsigned long long ms;
 	struct rxq_stats st;
-	double t0, t1;
+	double w0, w1, t0, t1;
 	int rc = 1, e;
 
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -89,9 +92,12 @@ int main(int argc, char **argv)
 		return 2;
 	if (rxq_stats_open(&st, argv[1], (const char *const *)argv + 5, (size_t)(argc - 5)))
 		goto out;
-	if (phase_write(argv[2], argv[3]) || rxq_stats_read(&st, &rx0, v0))
+	w0 = now_s();
+	if (phase_write(argv[2], argv[3]))
 		goto out;
 	t0 = now_s();
+	if (rxq_stats_read(&st, &rx0, v0))
+		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += (time_t)(ms / 1000);
 	until.tv_nsec += (long)(ms % 1000) * 1000000L;
@@ -105,13 +111,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rx_window: clock_nanosleep: %s\n", strerror(e));
 		goto out;
 	}
-	if (phase_write(argv[2], "switch") || rxq_stats_read(&st, &rx1, v1))
+	w1 = now_s();
+	if (phase_write(argv[2], "switch"))
 		goto out;
 	t1 = now_s();
+	if (rxq_stats_read(&st, &rx1, v1))
+		goto out;
 	printf("rx=%" PRIu64, rx1 - rx0);
 	for (size_t k = 0; k < st.n; k++)
 		printf(" %s=%" PRIu64, st.name[k], v1[k] - v0[k]);
-	printf(" seconds=%.3f\n", t1 - t0);
+	printf(" seconds=%.3f write0_ms=%.3f write1_ms=%.3f\n", t1 - t0, 1000 * (t0 - w0),
+	       1000 * (t1 - w1));
 	rc = 0;
 out:
 	rxq_stats_close(&st);

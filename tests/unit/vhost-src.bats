@@ -142,7 +142,7 @@ setup() {
 	cat "$BATS_TEST_TMPDIR/out"
 	[ "$status" -eq 0 ]
 	# the 7 before and the 5 after are outside; an absent name is left out
-	[[ "$(cat "$BATS_TEST_TMPDIR/out")" =~ ^rx=50\ xdp_packets=0\ drops=0\ seconds=[0-9.]+$ ]]
+	[[ "$(cat "$BATS_TEST_TMPDIR/out")" =~ ^rx=50\ xdp_packets=0\ drops=0\ seconds=[0-9.]+\ write0_ms=[0-9.]+\ write1_ms=[0-9.]+$ ]]
 	[[ "$output" == *"after: 62"* ]]
 	[ "$(cat "$BATS_TEST_TMPDIR/phase")" = switch ]
 	[ ! -e "$BATS_TEST_TMPDIR/phase.tmp" ]

@@ -35,6 +35,23 @@ setup() {
 	rows "$BATS_TEST_TMPDIR/b/summary.csv" | grep -q '^stock,256,5000,1,'
 }
 
+@test "capacity: the median of its trials, kept in capacity.csv; the rates are fractions of it" {
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --design boots --settings auto --no-aa --fractions 0.5 --probe-rate 5000 \
+		--capacity-trials 3 --repeats 1 --duration 2 --rings 256 --ndr-steps 0 --out "$BATS_TEST_TMPDIR/b"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	local d=$BATS_TEST_TMPDIR/b cap med
+	[ "$(rows "$d/capacity.csv" | wc -l)" -eq 3 ]
+	rows "$d/capacity.csv" | cut -d, -f1-3,5,15 | sort | tr '\n' ' ' | grep -qx '1,stock,stock,5000,256 2,stock,stock,5000,256 3,stock,stock,5000,256 '
+	med=$(rows "$d/capacity.csv" | cut -d, -f10 | sort -n | sed -n 2p)
+	cap=$(sed -n 's/^# capacity_pps: //p' "$d/trials.csv")
+	echo "capacity $cap, trials $(rows "$d/capacity.csv" | cut -d, -f10 | tr '\n' ' ')"
+	[ "$cap" -eq "$med" ]
+	grep -q "^# capacity_trials_pps: $(rows "$d/capacity.csv" | cut -d, -f10 | tr '\n' ' ' | sed 's/ $//') (stock trials at ring 256 and 5000 pps offered; the median taken; capacity.csv)\$" "$d/trials.csv"
+	grep -q '^# fractions_of_capacity: 0.5$' "$d/trials.csv"
+	[ "$(rows "$d/trials.csv" | cut -d, -f5)" -eq $((cap / 2)) ]
+}
+
 @test "a guest that stops refilling: the source counts the drops" {
 	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --design boots --settings auto --no-aa --rates 5000 --repeats 1 \
 		--duration 5 --down-after 1 --rings 256 --ndr-steps 0 --out "$BATS_TEST_TMPDIR/b"
@@ -122,6 +139,9 @@ setup() {
 	# settle's rows, "switch", belong to no block (with the counters read
 	# by ethtool -S from the shell the guest saw 50-91 %)
 	grep -q '^# windows: matched' "$d/blocks.csv"
+	grep -q '^# fractions_of_capacity: -$' "$d/blocks.csv"
+	grep -q '^# capacity_trials_pps: -$' "$d/blocks.csv"
+	[ ! -e "$d/capacity.csv" ]
 	grep -m 1 -v '^#' "$d/blocks.csv" | grep -q ',host_load1,block_s$'
 	rows "$d/blocks.csv" | awk -F, '!($22 >= 1.9 && $11 > 0 && ($14 - $11 <= 256 + $11 / 20) && ($11 - $14 <= 256 + $11 / 20)) {
 		print "block " $4 ": block_s " $22 ", delivered " $11 ", guest rx " $14; bad = 1 } END { exit bad }'
