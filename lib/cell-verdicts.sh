@@ -116,3 +116,14 @@ cell_label() {
 b_cells() {
 	stats_units "$1" '$rx_queue_size' '$rate_pps' 1 | awk -F, '!seen[$0]++ { print $1, $2 }'
 }
+
+# b_run_verdicts CSV REF AA: every cell's comparisons of a workload B
+# result CSV (trials.csv of the boots design, blocks.csv of the paired),
+# each metric named with its cell: the rows run-b.sh appends to
+# verdicts.csv.
+b_run_verdicts() {
+	local ring rate
+	while read -r ring rate; do
+		b_cell_verdicts "$1" "$2" "$3" "$ring" "$rate" | cell_label "r$ring $rate"
+	done < <(b_cells "$1")
+}

@@ -89,13 +89,10 @@ tables() {
 }
 
 # boots_verdicts: verdicts.csv for the boots design: per ring and rate
-# (the metric named with its cell), a unit is a repeat (b_cell_verdicts,
-# which the report uses too).
+# (the metric named with its cell), a unit is a repeat (b_run_verdicts:
+# b_cell_verdicts, which the report uses too).
 boots_verdicts() {
-	local ring rate
-	while read -r ring rate; do
-		b_cell_verdicts "$out/trials.csv" "$ref" "$aa" "$ring" "$rate" | cell_label "r$ring $rate"
-	done < <(b_cells "$out/trials.csv") >>"$out/verdicts.csv"
+	b_run_verdicts "$out/trials.csv" "$ref" "$aa" >>"$out/verdicts.csv"
 }
 
 # boots_main: the boots design: one boot per trial; then the searches.

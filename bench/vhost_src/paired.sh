@@ -151,10 +151,7 @@ paired_boot() {
 # metric named with its cell): a unit a boot, the other kernel's boots
 # paired by repeat (b_cell_verdicts, which the report uses too).
 paired_verdicts() {
-	local ring rate
-	while read -r ring rate; do
-		b_cell_verdicts "$out/blocks.csv" "$ref" "$aa" "$ring" "$rate" | cell_label "r$ring $rate"
-	done < <(b_cells "$out/blocks.csv") >>"$out/verdicts.csv"
+	b_run_verdicts "$out/blocks.csv" "$ref" "$aa" >>"$out/verdicts.csv"
 }
 
 # paired_tables: tables.txt: per setting, the blocks' sums; then the verdicts.

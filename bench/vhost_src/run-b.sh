@@ -64,7 +64,7 @@ probe=''
 out=''
 # --kernel-dir: one kernel, not the harness's, for every setting
 kdir='' kdir_image='' kdir_initrd='' kdir_build='' kdir_probe=''
-meta=() tdir='' cpu_vcpu='' cpu_other='' aa='' verdicts_of='' hypotheses=''
+meta=() tdir='' cpu_vcpu='' cpu_other='' aa='' verdicts_of='' hypotheses='' hyp_copy=''
 
 usage() {
 	cat <<EOF
@@ -168,10 +168,11 @@ Settings (kernel and virtio_net knobs):
                      trials/ID/probe-NAME.txt and, summaries with the trial
                      named, to probe-NAME.txt
   --hypotheses FILE  a pre-registration: the run's hypotheses, primary
-                     endpoint and analysis, written before it starts; copied
-                     to the result dir as hypotheses.txt before the first
-                     boot, its sha256 in every result file's metadata, and
-                     quoted in summary.md after the headline
+                     endpoint and analysis, written before it starts; taken
+                     when the run begins (before anything is built), kept in
+                     the result dir as hypotheses.txt, its sha256 in every
+                     result file's metadata, and quoted in summary.md after
+                     the headline
   --out DIR          result dir (default: a new results/<date>-B-<base>)
   --check-args       check the options and exit (run-bench.sh does, before
                      building anything)
@@ -264,6 +265,10 @@ parse_args() {
 		grep -qI -- . "$hypotheses" || die "--hypotheses: $hypotheses is not text"
 		[ "$(wc -c <"$hypotheses")" -le 65536 ] || die "--hypotheses: $hypotheses is over 64 KiB"
 		[ -z "$verdicts_of" ] || die "--hypotheses: a pre-registration is for a run, not for --verdicts-of"
+		# taken now, before anything is built or measured: what the result
+		# dir gets is the file as it was when the run began
+		hyp_copy=$(mktemp "${TMPDIR:-/tmp}/vrb-hypotheses.XXXXXX")
+		cp -- "$hypotheses" "$hyp_copy"
 	fi
 	# a unit is a boot: fewer than 3 give no interval
 	[ "$design" != paired ] || [ "$repeats" -ge 3 ] ||
@@ -347,7 +352,12 @@ main() {
 	tdir=$out/trials
 	mkdir -p "$tdir"
 	# the pre-registration goes in first: nothing measured yet
-	[ -z "$hypotheses" ] || cp -- "$hypotheses" "$out/hypotheses.txt"
+	if [ -n "$hyp_copy" ]; then
+		mv -- "$hyp_copy" "$out/hypotheses.txt"
+		hyp_copy=''
+		cmp -s -- "$hypotheses" "$out/hypotheses.txt" ||
+			warn "--hypotheses: $hypotheses changed since the run began; the result dir keeps it as it was then"
+	fi
 	[ -n "$rates" ] || measure_capacity
 	top=${ndr_max:-${first:-$(tr ' ' '\n' <<<"$rates" | sort -n | tail -n 1)}}
 	meta=("workload=B (vhost_src -> vhost-user -> virtio-net rx)"
@@ -357,7 +367,7 @@ main() {
 		"capacity_trials_pps=$(capacity_note)"
 		"repeats=$repeats" "down_after_s=${down_after:-never}")
 	[ -z "$hypotheses" ] ||
-		meta+=("hypotheses=hypotheses.txt (sha256 $(sha256_of "$out/hypotheses.txt" | cut -c1-16); copied before the first boot)")
+		meta+=("hypotheses=hypotheses.txt (sha256 $(sha256_of "$out/hypotheses.txt" | cut -c1-16); taken when the run began)")
 	if [ "$design" = paired ]; then
 		meta+=("blocks=$rounds rounds per boot, ${block} s per block, first ${settle} s not counted"
 			"windows=matched: the guest reads its counters beside its phase writes (rx_window); the source closes a row when the phase changes (polled every 1 ms)")
@@ -385,5 +395,5 @@ main() {
 	log "B: results in $out"
 }
 
-trap 'vrb_exit_report $?' EXIT
+trap 'rc=$?; rm -f -- "${hyp_copy:-/nonexistent}"; vrb_exit_report "$rc"' EXIT
 main "$@"

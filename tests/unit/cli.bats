@@ -274,6 +274,13 @@ setup() {
 	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --check-args --hypotheses "$VRB_ROOT/bench/vhost_src/confirm-b.txt" \
 		--settings "auto legacy mn16 cap64" --rings 256 --rates 299104 --repeats 30 --rounds 2 --block 4
 	[ "$status" -eq 0 ]
+	# the file is taken when the run begins; a run that ends early leaves
+	# no copy behind
+	mkdir "$BATS_TEST_TMPDIR/tmp"
+	TMPDIR=$BATS_TEST_TMPDIR/tmp run "$VRB_ROOT/bench/vhost_src/run-b.sh" --check-args \
+		--hypotheses "$VRB_ROOT/bench/vhost_src/confirm-b.txt"
+	[ "$status" -eq 0 ]
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/tmp")" ]
 }
 
 @test "debian-kernel.sh refuses a missing or malformed release and unknown options" {

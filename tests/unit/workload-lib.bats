@@ -272,3 +272,17 @@ setup() {
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"the stock kernel has no BTF"* ]]
 }
+
+@test "every metric definition has its five fields and a known direction" {
+	# shellcheck source=lib/cell-verdicts.sh
+	. "$VRB_ROOT/lib/cell-verdicts.sh"
+	local m n=0
+	for m in "$A_METRICS" "$B_METRICS" "$C_METRICS"; do
+		# name|better|value|filter|label: a "||" inside an expression would
+		# shift the fields (the readers split on |), so none may hold one
+		awk -F'|' 'NF != 5 || $1 !~ /^[a-z_0-9\/]+$/ || ($2 != "" && $2 != "lower" && $2 != "higher") || $3 == "" || $4 == "" || $5 == "" {
+			print "bad metric line: " $0; bad = 1 } END { exit bad }' <<<"$m"
+		n=$((n + $(wc -l <<<"$m")))
+	done
+	[ "$n" -eq 9 ]
+}
