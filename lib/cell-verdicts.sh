@@ -82,10 +82,17 @@ c_cell_verdicts() {
 # received. Paired design (blocks.csv): the reference's kernel by boot
 # (B_PAIRED_UNIT), the other kernel's settings by boot too, each paired
 # with the reference's boot of the same repeat (their metric NAME:boots);
-# boots design (trials.csv): by repeat.
+# boots design (trials.csv): by repeat. A run whose metadata has
+# reference_pool (run-b.sh, since 2026-12-06), or B_POOL_REF=1 (run-b.sh
+# --verdicts-of DIR --pool-ref), compares with the mean of the reference
+# and its A/A copy per unit (compare --pool-aa); the A/A row stays the A/A
+# arm against the reference alone.
 b_cell_verdicts() {
 	local csv=$1 ref=$2 aa=$3 cf="\$rx_queue_size == $4 && \$rate_pps == $5"
 	local m better value filter k others gr='$guest_rx_packets'
+	# shellcheck disable=SC2034 # read by stats_compare (lib/stats.sh)
+	local STATS_POOL_AA=''
+	if [ -n "${B_POOL_REF:-}" ] || grep -q '^# reference_pool: ' "$csv"; then STATS_POOL_AA=1; fi
 	if [ "$(basename "$csv")" = blocks.csv ]; then
 		gr='$guest_rx'
 		# (awk reads to the end: an early exit would break the pipe)

@@ -76,7 +76,12 @@ stats_compare() {
 	data=$(cat)
 	grep -q "^[^,]*,$3," <<<"$data" || return 0
 	[ -z "$2" ] || args+=(--better "$2")
-	if [ -n "$4" ] && grep -q "^[^,]*,$4," <<<"$data"; then args+=(--aa "$4"); fi
+	if [ -n "$4" ] && grep -q "^[^,]*,$4," <<<"$data"; then
+		args+=(--aa "$4")
+		# the reference is both its copies (compare --pool-aa): set by the
+		# caller (b_cell_verdicts) for a run that says so
+		[ -z "${STATS_POOL_AA:-}" ] || args+=(--pool-aa)
+	fi
 	"$VRB_CACHE/stats/compare" "${args[@]}" <<<"$data" | tail -n +2
 }
 

@@ -35,7 +35,7 @@ b_totals() {
 	header=$(grep -m 1 -v '^#' "$csv")
 	# intervals: a trial's duration / interval (boots); a block's count
 	# (paired), or its seconds / interval where a phase change closes a
-	# row (windows matched: a block's first and last rows are partial)
+	# row (windows matched: a block's last row is partial)
 	if [ "$design" = paired ] && [[ "$(meta "$csv" windows)" == matched* ]]; then
 		grx='$guest_rx' ivs="\$$(stats_expr "$header" '$block_s' | tr -d '$') / ivl"
 	elif [ "$design" = paired ]; then
@@ -318,6 +318,13 @@ b_windows() {
 	grep -v '^#' "$csv" | awk -F, "$prog"
 }
 
+# b_pool_note: ", pooled with AA ..." when the run compared with both
+# copies of the reference (its metadata's reference_pool).
+b_pool_note() {
+	[ -z "$(meta "$csv" reference_pool)" ] ||
+		echo " pooled with ${aa_arm:-its A/A copy} (both copies as data: the reference of a comparison is their mean per unit; the A/A row is ${aa_arm:-the copy} against $ref alone)"
+}
+
 # b_design: the headline's design line.
 b_design() {
 	local units
@@ -329,7 +336,7 @@ b_design() {
 	else
 		units="a unit is a repeat, one boot per trial"
 	fi
-	echo "- Design: $design; settings $(meta "$csv" settings), reference $ref, A/A arm ${aa_arm:-none}; $units; rings $(cells | cut -d' ' -f1 | sort -un | tr '\n' ' ' | sed 's/ $//'); rates $(cells | cut -d' ' -f2 | sort -un | tr '\n' ' ' | sed 's/ $//') pps$(b_fracs); accelerator $(meta "$csv" accel | cut -d' ' -f1), clock $(meta "$csv" clock). $(verdicts_note cell '')"
+	echo "- Design: $design; settings $(meta "$csv" settings), reference $ref$(b_pool_note), A/A arm ${aa_arm:-none}; $units; rings $(cells | cut -d' ' -f1 | sort -un | tr '\n' ' ' | sed 's/ $//'); rates $(cells | cut -d' ' -f2 | sort -un | tr '\n' ' ' | sed 's/ $//') pps$(b_fracs); accelerator $(meta "$csv" accel | cut -d' ' -f1), clock $(meta "$csv" clock). $(verdicts_note cell '')"
 }
 
 # b_fracs: " (F1 F2 x the capacity measured, C pps)" when the rates are

@@ -220,19 +220,23 @@ boot_validation() {
 		printf ',%s' "$(kv "$cline" "$k")" >>"$out/calib.csv"
 	done
 	printf ',%s,%s\n' "${skipped:-0}" "$(kv "$(grep 'rx_costs: summary rxq=0 ' "${probe[0]}")" entry_missed)" >>"$out/calib.csv"
-	# the boot's settings: the counted blocks' sums
-	awk -F, -v r="$r" -v k="$kernel" -v ring="$ring" -v rate="$rate" '
+	# the boot's settings: the counted blocks' sums; their milliseconds:
+	# the rows' seconds (block_s) where a phase change closes a row
+	# (windows matched: a block's last row is partial), else the rows
+	# times the interval
+	awk -F, -v r="$r" -v k="$kernel" -v ring="$ring" -v rate="$rate" -v ivl="$interval_ms" \
+		-v matched="$(grep -c '^# windows: matched' "$blocks" || true)" '
 		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		$c["repeat"] == r && $c["kernel"] == k && $c["rx_queue_size"] == ring && $c["rate_pps"] == rate {
 			s = $c["setting"]; kn[s] = $c["knobs"]
-			iv[s] += $c["intervals"]; o[s] += $c["offered"]; x[s] += $c["dropped"]
+			iv[s] += ((matched > 0) ? 1000 * $c["block_s"] : $c["intervals"] * ivl)
+			o[s] += $c["offered"]; x[s] += $c["dropped"]
 			g[s] += $c["guest_rx"]; f[s] += $c["refills"]; p[s] += $c["starved_polls"]
 		}
-		END { for (s in o) print s, kn[s], iv[s], o[s], x[s], g[s], f[s], p[s] }' \
+		END { for (s in o) printf "%s %s %d %s %s %s %s %s\n", s, kn[s], iv[s], o[s], x[s], g[s], f[s], p[s] }' \
 		<(grep -v '^#' "$blocks") | sort |
-		while read -r setting knobs ivals offered dropped grx refills starved; do
+		while read -r setting knobs ms offered dropped grx refills starved; do
 			read -r rule rm < <(rule_of "$knobs")
-			ms=$((ivals * interval_ms))
 			[ "$ms" -gt 0 ] || continue
 			local common=(--rate "$rate" --ring "$ring" --rule "$rule" --refill-max "$rm" --duration-ms "$ms")
 			res=$(model "${common[@]}" "${args[@]}") || die "$id, $setting: the model failed"

@@ -13,6 +13,12 @@ t quantiles come from scipy. When the reference varies so much across its
 units that no interval bounds the ratio, the row has none and its verdict
 is the t test of arm - ref alone.
 
+With --pool-aa the reference is both of its copies: in each unit the mean
+of REF and the A/A arm (REF alone in a unit without the A/A arm), so the
+reference's own noise weighs half as much; the A/A row stays the A/A arm
+against REF, the noise floor (which then overstates the noise of a
+comparison with the pooled reference: conservative).
+
 Each row also carries p, the two-sided p value of that t test at R = 1
 (the same test, degrees of freedom and quantile the interval inverts: p
 < 1 - level exactly when the interval excludes 1), for a correction over
@@ -251,6 +257,20 @@ def read_table(f, name):
 NUMBER = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$")
 
 
+POOL = "(pooled)"   # the pooled reference: not a NAME an input arm can have
+
+
+def pool_reference(units, values, ref, aa):
+    """values with POOL added: in each unit with REF, the mean of REF and
+    AA where the unit has both, REF alone where it has no AA."""
+    out = dict(values)
+    for u in units:
+        if (u, ref) in values:
+            out[(u, POOL)] = (values[(u, ref)] + values[(u, aa)]) / 2 if (u, aa) in values \
+                else values[(u, ref)]
+    return out
+
+
 def ratio_of(opts, units, values, arm, ref):
     if opts.unpaired:
         a = np.array([values[(u, arm)] for u in units if (u, arm) in values])
@@ -410,6 +430,10 @@ def parse(argv):
     p.add_argument("file", nargs="?", help="UNIT,ARM,VALUE lines (default: standard input)")
     p.add_argument("--ref", help="the reference arm (required)")
     p.add_argument("--aa", help="the A/A arm (default: none)")
+    p.add_argument("--pool-aa", action="store_true",
+                   help="the reference is the mean of REF and the A/A arm in each unit "
+                   "(REF alone where a unit has no A/A value); the A/A row stays the "
+                   "A/A arm against REF (needs --aa)")
     p.add_argument("--better", choices=("lower", "higher"),
                    help="which way is better (verdicts then say better/worse)")
     p.add_argument("--metric", default="value", help="the first column of every row")
@@ -427,6 +451,9 @@ def parse(argv):
     if o.ref is None:
         p.print_usage(sys.stderr)
         p.error("--ref is required")
+    if o.pool_aa and o.aa is None:
+        p.print_usage(sys.stderr)
+        p.error("--pool-aa needs --aa")
     o.margin /= 100
     o.better = {"lower": -1, "higher": 1, None: 0}[o.better]
     return o
@@ -455,16 +482,21 @@ def main(argv):
         sys.stderr.write("compare: no A/A arm '%s' in the input, or it is the reference\n" % opts.aa)
         return 1
     aa = ratio_of(opts, units, values, opts.aa, opts.ref) if opts.aa else None
+    ref = opts.ref
+    if opts.pool_aa:
+        values = pool_reference(units, values, opts.ref, opts.aa)
+        ref = POOL
     print(COLS)
     for arm in arms:
         if arm == opts.ref:
-            ref_vals = [values[(u, arm)] for u in units if (u, arm) in values]
+            ref_vals = [values[(u, ref)] for u in units if (u, ref) in values]
             m = fmt_g(float(np.mean(ref_vals)))
             tail = ["%.4f" % aa.lo, "%.4f" % aa.hi] if aa is not None and aa.defined else ["", ""]
             print(",".join([opts.metric, arm, str(len(ref_vals)), m, m, "1", "", "", ""] + tail +
                            ["reference", ""]))
             continue
-        c = ratio_of(opts, units, values, arm, opts.ref)
+        # the A/A arm against REF alone: the noise floor
+        c = aa if arm == opts.aa else ratio_of(opts, units, values, arm, ref)
         print(row(opts, arm, c, aa, arm == opts.aa))
     return 0
 

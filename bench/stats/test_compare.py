@@ -54,6 +54,14 @@ def paired_clustered(rng, n):
     return a.mean(axis=1), r.mean(axis=1)
 
 
+def pooled_lognormal(rng, n):
+    """B's paired units with the reference measured twice (REF and its A/A
+    copy), the arm against their mean (--pool-aa)."""
+    base = 5 * np.exp(rng.normal(0, 0.5, n))
+    a, r, aa = (base * np.exp(rng.normal(0, 0.15, n)) for _ in range(3))
+    return a, (r + aa) / 2
+
+
 def coverage(make, n, method, seed, truth=1.0, level=LEVEL):
     """Of the intervals drawn: the share that cover TRUTH, the shares that
     miss it below and above; and the share of runs that got none (the
@@ -128,6 +136,10 @@ class Coverage(unittest.TestCase):
         for name, make in SHAPES:
             for n in (3, 5, 6, 10, 20):
                 self.check("paired " + name, *coverage(make, n, compare.paired_ratio, 1000 + n), n)
+
+    def test_paired_with_a_pooled_reference(self):
+        for n in (3, 5, 6, 10, 20, 30):
+            self.check("paired, pooled reference", *coverage(pooled_lognormal, n, compare.paired_ratio, 5000 + n), n)
 
     def test_paired_with_a_difference(self):
         # each tail checked apart: a verdict's direction rests on one. (An
@@ -292,6 +304,27 @@ class Arithmetic(unittest.TestCase):
         self.assertLess(float(f[5]), float(f[7]))
         self.assertEqual(f[11], "worse")
 
+    def test_pooled_reference(self):
+        # a: the reference, c its A/A copy, b an arm; unit 4 has no A/A value
+        data = ("1,a,10\n1,c,14\n1,b,13\n2,a,20\n2,c,16\n2,b,17\n"
+                "3,a,30\n3,c,34\n3,b,33\n4,a,40\n4,b,41\n")
+        rc, plain, _ = run(["--ref", "a", "--aa", "c"], data)
+        self.assertEqual(rc, 0)
+        rc, pooled, err = run(["--ref", "a", "--aa", "c", "--pool-aa"], data)
+        self.assertEqual((rc, err), (0, ""))
+        rows = {ln.split(",")[1]: ln.split(",") for ln in pooled[1:]}
+        # the reference: per unit (a + c) / 2, a alone in unit 4: 12, 18, 32, 40
+        self.assertEqual(rows["a"][2:5], ["4", "25.5", "25.5"])
+        # b against it: mean 26 / 25.5, over the same 4 units
+        self.assertEqual(rows["b"][2], "4")
+        self.assertAlmostEqual(float(rows["b"][5]), 26 / 25.5, places=4)
+        self.assertEqual(rows["b"][4], "25.5")
+        # the A/A row is c against a alone, as without pooling
+        self.assertEqual(rows["c"], plain[2].split(","))
+        self.assertEqual(plain[2].split(",")[1], "c")
+        # without pooling b is against a alone: 26 / 25
+        self.assertAlmostEqual(float(plain[3].split(",")[5]), 26 / 25, places=4)
+
     def test_bad_input(self):
         for args, stdin, rc, msg in (
                 ([], "", 2, "--ref"),
@@ -307,7 +340,8 @@ class Arithmetic(unittest.TestCase):
                 (["--ref", "a"], "1,a,1\n1,a,2\n", 1, "unit '1' has arm 'a' twice"),
                 (["--ref", "a"], "", 1, "no measurements"),
                 (["--ref", "x"], "1,a,1\n", 1, "no arm 'x' (the reference)"),
-                (["--ref", "a", "--aa", "a"], "1,a,1\n", 1, "no A/A arm 'a'")):
+                (["--ref", "a", "--aa", "a"], "1,a,1\n", 1, "no A/A arm 'a'"),
+                (["--ref", "a", "--pool-aa"], "1,a,1\n", 2, "--pool-aa needs --aa")):
             got, _, err = run(args, stdin)
             self.assertEqual(got, rc, (args, stdin, err))
             self.assertIn(msg, err, (args, stdin))

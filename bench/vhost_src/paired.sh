@@ -91,8 +91,8 @@ paired_boot() {
 	mapfile -t blocks < <(paired_blocks "$r" "$@")
 	load1=$(host_load1)
 	# the flood ends when the guest writes "end"; the duration is only a
-	# bound: a block takes longer than BLOCK s (the guest's counter reads
-	# are slow under TCG and a flood: 6 s blocks took 7-11 s)
+	# bound, 4x the blocks: a block takes longer than BLOCK s (the knobs'
+	# sysfs writes and rx_window's start under TCG and a flood)
 	"$VRB_CACHE/vhost_src/vhost_src" --socket "$sock" --rate "$rate" \
 		--duration $((${#blocks[@]} * block * 4 + 120)) --interval "$interval" \
 		--out "$dir/intervals.csv" --wait 300 --lcore "$cpu_other" \
@@ -235,12 +235,19 @@ reanalyse() {
 	aa=$(sed -n 's/^# aa_arm: //p' "$1/blocks.csv")
 	[ -n "$ref" ] || die "--verdicts-of: $1/blocks.csv names no reference"
 	[ "$aa" != none ] || aa=''
+	local how=''
+	if [ "${pool_ref:-}" = 1 ]; then
+		[ -n "$aa" ] || die "--verdicts-of --pool-ref: $1 has no A/A arm to pool with $ref"
+		# (after the fact: the run's own analysis is what its metadata says)
+		export B_POOL_REF=1
+		grep -q '^# reference_pool: ' "$1/blocks.csv" || how=", $ref pooled with $aa after the fact (not the run's own analysis)"
+	fi
 	stats_build
 	out=$(mktemp -d)
 	cp "$1/blocks.csv" "$out/"
 	echo "$STATS_COLS" >"$out/verdicts.csv"
 	paired_verdicts
-	echo "Verdicts of $1, recomputed with $(git -C "$VRB_ROOT" rev-parse --short HEAD 2>/dev/null || echo this tree):"
+	echo "Verdicts of $1, recomputed with $(git -C "$VRB_ROOT" rev-parse --short HEAD 2>/dev/null || echo this tree)$how:"
 	stats_table "$out/verdicts.csv"
 	rm -rf "$out"
 }

@@ -41,6 +41,7 @@ settings="stock auto legacy mn16 mn64 cap64"
 design=paired
 ref=''
 no_aa=0
+pool_ref=''
 block=6
 settle=1
 rounds=4
@@ -119,6 +120,13 @@ Settings (kernel and virtio_net knobs):
   --design D         paired or boots (default: $design)
   --ref SETTING      the reference (default: auto if listed, else the first)
   --no-aa            no A/A arm
+  --pool-ref, --no-pool-ref
+                     compare with the mean of the reference and its A/A
+                     copy per unit, both copies as data (the default where
+                     there is an A/A arm; the A/A row stays the A/A arm
+                     against the reference alone), or with the reference
+                     alone; with --verdicts-of, --pool-ref pools a run
+                     that did not
   --block S          paired: seconds per block, 2-600 (default: $block)
   --settle S         paired: seconds not counted after a switch, 0-60, less
                      than BLOCK (default: $settle)
@@ -169,10 +177,11 @@ Settings (kernel and virtio_net knobs):
                      named, to probe-NAME.txt
   --hypotheses FILE  a pre-registration: the run's hypotheses, primary
                      endpoint and analysis, written before it starts; taken
-                     when the run begins (before anything is built), kept in
-                     the result dir as hypotheses.txt, its sha256 in every
-                     result file's metadata, and quoted in summary.md after
-                     the headline
+                     when run-b.sh starts (before it builds or measures
+                     anything; run-bench.sh builds the kernels before it
+                     starts run-b.sh), kept in the result dir as
+                     hypotheses.txt, its sha256 in every result file's
+                     metadata, and quoted in summary.md after the headline
   --out DIR          result dir (default: a new results/<date>-B-<base>)
   --check-args       check the options and exit (run-bench.sh does, before
                      building anything)
@@ -187,6 +196,8 @@ parse_args() {
 		--design) [ $# -ge 2 ] || die "$1 needs a value"; design=$2; shift 2 ;;
 		--ref) [ $# -ge 2 ] || die "$1 needs a value"; ref=$2; shift 2 ;;
 		--no-aa) no_aa=1; shift ;;
+		--pool-ref) pool_ref=1; shift ;;
+		--no-pool-ref) pool_ref=0; shift ;;
 		--block) [ $# -ge 2 ] || die "$1 needs a value"; block=$2; shift 2 ;;
 		--settle) [ $# -ge 2 ] || die "$1 needs a value"; settle=$2; shift 2 ;;
 		--rounds) [ $# -ge 2 ] || die "$1 needs a value"; rounds=$2; shift 2 ;;
@@ -328,6 +339,8 @@ main() {
 	fi
 	[ -n "$kdir" ] || kernel_check_source
 	[[ " $settings " != *" ${ref}_aa "* ]] || aa=${ref}_aa
+	# both copies of the reference as the reference, where there are two
+	[ -n "$aa" ] || pool_ref=0
 	busy=$(host_check_quiet)
 	read -r cpu_vcpu cpu_other < <(host_cpus)
 	if [ -z "$kdir" ]; then
@@ -354,6 +367,7 @@ main() {
 	# the pre-registration goes in first: nothing measured yet
 	if [ -n "$hyp_copy" ]; then
 		mv -- "$hyp_copy" "$out/hypotheses.txt"
+		chmod 644 "$out/hypotheses.txt"
 		hyp_copy=''
 		cmp -s -- "$hypotheses" "$out/hypotheses.txt" ||
 			warn "--hypotheses: $hypotheses changed since the run began; the result dir keeps it as it was then"
@@ -366,11 +380,13 @@ main() {
 		"rates_pps=$rates" "fractions_of_capacity=$(if [ -n "$first" ]; then echo "$fractions"; else echo -; fi)" "capacity_pps=${first:-not measured}"
 		"capacity_trials_pps=$(capacity_note)"
 		"repeats=$repeats" "down_after_s=${down_after:-never}")
+	[ "${pool_ref:-1}" != 1 ] ||
+		meta+=("reference_pool=$ref and $aa: the reference is their mean per unit; the A/A row is $aa against $ref alone (the noise floor)")
 	[ -z "$hypotheses" ] ||
-		meta+=("hypotheses=hypotheses.txt (sha256 $(sha256_of "$out/hypotheses.txt" | cut -c1-16); taken when the run began)")
+		meta+=("hypotheses=hypotheses.txt (sha256 $(sha256_of "$out/hypotheses.txt" | cut -c1-16); taken when run-b.sh started)")
 	if [ "$design" = paired ]; then
 		meta+=("blocks=$rounds rounds per boot, ${block} s per block, first ${settle} s not counted"
-			"windows=matched: the guest reads its counters beside its phase writes (rx_window); the source closes a row when the phase changes (polled every 1 ms)")
+			"windows=matched: the guest reads its counters beside its phase writes (rx_window; both writes after a wake-up); the source closes a row when the phase changes (polled every 1 ms)")
 	else
 		meta+=("duration_s=$duration"
 			"ndr=steps $ndr_steps, tolerance ${ndr_tolerance}%, searches $ndr_repeats, top $top pps")
@@ -382,7 +398,16 @@ main() {
 		"guest_nic=virtio-net-pci vectors=0 (INTx; QEMU 7.2 TCG + vhost-user + MSI-X crashes)"
 		"source=bench/vhost_src/vhost_src (DPDK $(pkg-config --modversion libdpdk)), burst 32, 60-byte UDP frames")
 	if [ -n "$cap_rows" ]; then
-		results_csv_open "$out/capacity.csv" "$TRIAL_COLS" "${meta[@]}"
+		# the capacity trials are trials of their own (one boot each, no
+		# phases): the run's design, windows and blocks are not theirs
+		local cap_meta=() m
+		for m in "${meta[@]}"; do
+			case $m in design=* | windows=* | blocks=* | reference_pool=* | aa_arm=* | settings=*) ;;
+			*) cap_meta+=("$m") ;;
+			esac
+		done
+		results_csv_open "$out/capacity.csv" "$TRIAL_COLS" "${cap_meta[@]}" \
+			"design=capacity trials (stock; $probe_rate pps offered; one boot each; $duration s each)"
 		echo "$cap_rows" >>"$out/capacity.csv"
 	fi
 	if [ "$design" = paired ]; then

@@ -30,13 +30,13 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: rx_window IFACE PHASE_FILE LABEL MS [NAME...]\n"
-		"Sleeps 50 ms, writes LABEL (1-47 of A-Z a-z 0-9 _ . : -) to PHASE_FILE,\n"
+		"Sleeps %d ms, writes LABEL (1-47 of A-Z a-z 0-9 _ . : -) to PHASE_FILE,\n"
 		"reads IFACE's rx_packets and rx queue 0's ethtool counters NAME\n"
 		"(rx_queue_0_NAME or rx0_NAME; absent ones left out), waits until MS\n"
 		"milliseconds (10-3600000) after the sleep's end,\n"
 		"writes \"switch\" to PHASE_FILE and reads them again. Prints\n"
 		"\"rx=N NAME=N ... seconds=S write0_ms=W write1_ms=W\": the deltas, the\n"
-		"time between the reads and how long each phase write took.\n");
+		"time between the reads and how long each phase write took.\n", WAKE_MS);
 }
 
 /* PHASE_FILE renamed into place: vhost_src never reads it half-written. */

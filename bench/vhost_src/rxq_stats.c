@@ -14,6 +14,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#define RXQ_STATS_SLACK 1024
+
 int rxq_stat_is(const char *s, const char *name)
 {
 	static const char *const prefix[] = { "rx_queue_0_", "rx0_" };
@@ -65,8 +67,11 @@ int rxq_stats_open(struct rxq_stats *st, const char *iface, const char *const *n
 	if (ethtool(st, &info, "ETHTOOL_GDRVINFO"))
 		return -1;
 	st->n_stats = info.n_stats;
-	gs = calloc(1, sizeof(*gs) + (size_t)st->n_stats * ETH_GSTRING_LEN);
-	st->buf = calloc((size_t)st->n_stats + 1, sizeof(uint64_t));
+	if (!n || !st->n_stats)
+		return 0;	/* rx_packets only */
+	/* room for a count that grew meanwhile: the kernel writes its own */
+	gs = calloc(1, sizeof(*gs) + ((size_t)st->n_stats + RXQ_STATS_SLACK) * ETH_GSTRING_LEN);
+	st->buf = calloc((size_t)st->n_stats + RXQ_STATS_SLACK + 1, sizeof(uint64_t));
 	if (!gs || !st->buf) {
 		free(gs);
 		perror("rx_window: calloc");
@@ -75,7 +80,15 @@ int rxq_stats_open(struct rxq_stats *st, const char *iface, const char *const *n
 	gs->cmd = ETHTOOL_GSTRINGS;
 	gs->string_set = ETH_SS_STATS;
 	gs->len = st->n_stats;
-	if (ethtool(st, gs, "ETHTOOL_GSTRINGS")) {
+	/*
+	 * The kernel writes as many strings as the driver has now, whatever
+	 * len says: a count that changed since ETHTOOL_GDRVINFO (channels,
+	 * XDP) would move the names. Refused; the knobs are set before.
+	 */
+	if (ethtool(st, gs, "ETHTOOL_GSTRINGS") || gs->len != st->n_stats) {
+		if (gs->len != st->n_stats)
+			fprintf(stderr, "rx_window: %s: the driver's stats changed from %u to %u\n",
+				iface, st->n_stats, gs->len);
 		free(gs);
 		return -1;
 	}
@@ -135,6 +148,11 @@ int rxq_stats_read(struct rxq_stats *st, uint64_t *rx, uint64_t *val)
 	es->n_stats = st->n_stats;
 	if (ethtool(st, es, "ETHTOOL_GSTATS"))
 		return -1;
+	if (es->n_stats != st->n_stats) {
+		fprintf(stderr, "rx_window: %s: the driver's stats changed from %u to %u\n",
+			st->iface, st->n_stats, es->n_stats);
+		return -1;
+	}
 	for (size_t k = 0; k < st->n; k++)
 		val[k] = es->data[st->index[k]];
 	return 0;

@@ -516,3 +516,35 @@ is_png() {
 	done
 	[ "$(grep '^## ' "$md" | tail -n 1)" = '## Run' ]
 }
+
+@test "workload B with a pooled reference: a comparison's reference is the mean of both copies per boot; the A/A row is as before" {
+	local d plain pooled want got
+	d=$(run_dir pool "$FIX"/stats/b-paired-20261130T145227Z/blocks.csv)
+	# shellcheck source=/dev/null
+	. "$VRB_ROOT/lib/stats.sh"
+	# shellcheck source=/dev/null
+	. "$VRB_ROOT/lib/cell-verdicts.sh"
+	stats_build
+	plain=$(b_cell_verdicts "$d/blocks.csv" auto auto_aa 256 100000)
+	sed -i '1i # reference_pool: auto and auto_aa: the reference is their mean per unit' "$d/blocks.csv"
+	pooled=$(b_cell_verdicts "$d/blocks.csv" auto auto_aa 256 100000)
+	echo "$pooled"
+	# the A/A rows (the noise floor) are the same; legacy's differ
+	grep -q '^drop_pct,auto_aa,' <<<"$plain"
+	[ "$(grep ',auto_aa,' <<<"$plain")" = "$(grep ',auto_aa,' <<<"$pooled")" ]
+	[ "$(grep '^drop_pct,legacy,' <<<"$plain")" != "$(grep '^drop_pct,legacy,' <<<"$pooled")" ]
+	# legacy's reference mean: per boot the mean of auto's and auto_aa's
+	# mean drop %, averaged over the boots (computed here from blocks.csv)
+	want=$(grep -v '^#' "$d/blocks.csv" | awk -F, 'NR > 1 && $2 == "patched" && $8 == 256 && $7 == 100000 {
+			s[$1 " " $5] += $13; n[$1 " " $5]++; b[$1] = 1 }
+		END { for (r in b) { t += (s[r " auto"] / n[r " auto"] + s[r " auto_aa"] / n[r " auto_aa"]) / 2; k++ } printf "%.6g", t / k }')
+	got=$(awk -F, '$1 == "drop_pct" && $2 == "legacy" { print $5 }' <<<"$pooled")
+	echo "want $want got $got"
+	awk -v w="$want" -v g="$got" 'BEGIN { exit !(g > 0 && (w - g) / g < 1e-4 && (g - w) / g < 1e-4) }'
+	# and the reference row's mean is the same
+	[ "$(awk -F, '$1 == "drop_pct" && $2 == "auto" { print $4 }' <<<"$pooled")" = "$got" ]
+	# the summary says how the reference was formed
+	run "$SUM" --no-plots "$d"
+	[ "$status" -eq 0 ]
+	grep -q 'reference auto pooled with auto_aa (both copies as data' "$d/summary.md"
+}

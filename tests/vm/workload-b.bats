@@ -49,6 +49,7 @@ setup() {
 	[ "$cap" -eq "$med" ]
 	grep -q "^# capacity_trials_pps: $(rows "$d/capacity.csv" | cut -d, -f10 | tr '\n' ' ' | sed 's/ $//') (stock trials at ring 256 and 5000 pps offered; the median taken; capacity.csv)\$" "$d/trials.csv"
 	grep -q '^# fractions_of_capacity: 0.5$' "$d/trials.csv"
+	grep -q '^# design: capacity trials (stock; 5000 pps offered; one boot each; 2 s each)$' "$d/capacity.csv"
 	[ "$(rows "$d/trials.csv" | cut -d, -f5)" -eq $((cap / 2)) ]
 }
 
@@ -143,7 +144,7 @@ setup() {
 	grep -q '^# capacity_trials_pps: -$' "$d/blocks.csv"
 	[ ! -e "$d/capacity.csv" ]
 	grep -m 1 -v '^#' "$d/blocks.csv" | grep -q ',host_load1,block_s$'
-	rows "$d/blocks.csv" | awk -F, '!($22 >= 1.9 && $11 > 0 && ($14 - $11 <= 256 + $11 / 20) && ($11 - $14 <= 256 + $11 / 20)) {
+	rows "$d/blocks.csv" | awk -F, '!($22 >= 1.9 && $22 <= 2.5 && $11 > 0 && ($14 - $11 <= 256 + $11 / 20) && ($11 - $14 <= 256 + $11 / 20)) {
 		print "block " $4 ": block_s " $22 ", delivered " $11 ", guest rx " $14; bad = 1 } END { exit bad }'
 	grep -q ',switch,256$' "$d/intervals.csv"
 	# the summary says what each side counted
