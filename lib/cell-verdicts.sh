@@ -83,7 +83,7 @@ c_cell_verdicts() {
 # (B_PAIRED_UNIT), the other kernel's settings by boot too, each paired
 # with the reference's boot of the same repeat (their metric NAME:boots);
 # boots design (trials.csv): by repeat. A run whose metadata has
-# reference_pool (run-b.sh, since 2026-12-06), or B_POOL_REF=1 (run-b.sh
+# reference_pool (run-b.sh from c97ba49 on), or B_POOL_REF=1 (run-b.sh
 # --verdicts-of DIR --pool-ref), compares with the mean of the reference
 # and its A/A copy per unit (compare --pool-aa); the A/A row stays the A/A
 # arm against the reference alone.

@@ -10,10 +10,12 @@
 # vhost_src polls the phase every millisecond and closes a row when it
 # changes. A round has every setting of the kernel once; a unit is a boot
 # (paired_verdicts; lib/cell-verdicts.sh's B_PAIRED_UNIT). block_s: the
-# seconds of the block's rows on the source's clock. (Runs before
-# 2026-12-06 read the counters with ethtool -S from the shell, seconds
-# under TCG: there block_s ran from "N:ARM" to the next switch, the settle
-# included, and the guest saw 50-91 % of the source's frames.)
+# seconds of the block's rows on the source's clock; intervals: their
+# count, the last one short (a phase change closed it). (Runs before
+# 760ce22 read the counters with ethtool -S from the shell, seconds under
+# TCG: there block_s, where blocks.csv has it, ran from "N:ARM" to the
+# next switch, the settle included, intervals counted the rows after the
+# settle, and the guest saw 65-91 % of the source's frames per run.)
 
 BLOCK_COLS="repeat,kernel,round,block,setting,knobs,rate_pps,rx_queue_size,intervals,offered,delivered,dropped,drop_pct,guest_rx,refills,refill_bufs,starved_polls,starvations,refill_oom,guest_seconds,host_load1,block_s"
 

@@ -14,14 +14,16 @@ setup() {
 	FIX=$VRB_ROOT/tests/fixtures/stats/b-20261130T123527Z-trials.csv
 }
 
-@test "the statistics code passes its tests: intervals' coverage on simulated runs (93.5-97 %, each tail <= 3.5 %), a 7 % miss caught, p the test the interval inverts, the noise floor's cost, Holm's family-wise error on null families" {
+@test "the statistics code passes its tests: intervals' coverage on simulated runs (93.5-97 %, each tail <= 3.5 %; a pooled reference too), a 7 % miss caught, p the test the interval inverts, the noise floor's cost, Holm's family-wise error on null families" {
 	run make -s -C "$VRB_ROOT/bench/stats" BUILD="$VRB_CACHE/stats" check
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"Ran 11 tests"* ]]
+	[[ "$output" == *"Ran 13 tests"* ]]
 	grep -q 'noise floor at 6 paired units: verdicts where nothing differs 0\.0[0-9]* without it, 0\.0[0-9]* with it' <<<"$output"
 	[[ "$output" == *"Ran 5 tests"* ]]
 	[ "$(grep -c 'coverage paired ' <<<"$output")" -eq 28 ]
+	# and with the reference pooled with its A/A copy (compare --pool-aa)
+	[ "$(grep -c 'coverage paired, pooled reference ' <<<"$output")" -eq 6 ]
 	grep -q 'families of 8 null comparisons with a verdict: uncorrected 0\.[0-9]*, Holm 0\.0' <<<"$output"
 }
 

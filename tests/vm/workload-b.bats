@@ -138,7 +138,7 @@ setup() {
 	# guest's counters saw the frames the source delivered in it, but for
 	# those in the ring at either end and a counter read's time (5 %); the
 	# settle's rows, "switch", belong to no block (with the counters read
-	# by ethtool -S from the shell the guest saw 50-91 %)
+	# by ethtool -S from the shell the guest saw 65-91 % per run)
 	grep -q '^# windows: matched' "$d/blocks.csv"
 	grep -q '^# fractions_of_capacity: -$' "$d/blocks.csv"
 	grep -q '^# capacity_trials_pps: -$' "$d/blocks.csv"
