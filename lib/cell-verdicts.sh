@@ -45,11 +45,29 @@ starved/1k||div(1000 * $starved_polls, $offered)|$starved_polls != ""|starved po
 # shellcheck disable=SC2034 # used by bench/report
 B_PAIRED_UNIT='"r" $repeat'
 
-# cell_verdict_rows CSV UNIT VALUE FILTER METRIC BETTER REF AA: compare's
-# rows (STATS_COLS, no header) for the rows FILTER selects, a unit the mean
-# of its rows.
+# cell_verdict_rows CSV UNIT VALUE FILTER METRIC BETTER REF AA [POOL]:
+# compare's rows (STATS_COLS, no header) for the rows FILTER selects, a
+# unit the mean of its rows; POOL as stats_compare's.
 cell_verdict_rows() {
-	stats_units "$1" "$2" '$setting' "$3" "$4" | stats_unit_means | stats_compare "$5" "$6" "$7" "$8"
+	stats_units "$1" "$2" '$setting' "$3" "$4" | stats_unit_means | stats_compare "$5" "$6" "$7" "$8" "${9:-}"
+}
+
+# b_pool_override: how workload B's comparisons take their reference: ""
+# as each run's metadata says (reference_pool), 1 pooled, 0 not (run-b.sh
+# --verdicts-of with --pool-ref or --no-pool-ref). Set here, so that
+# nothing in the environment decides it.
+b_pool_override=''
+
+# b_pooled CSV AA: true when CSV's comparisons take the mean of the
+# reference and its A/A copy AA as the reference: the run has AA and says
+# so in its metadata (run-b.sh from c97ba49 on), or b_pool_override is 1.
+b_pooled() {
+	[ -n "$2" ] && grep -q "^[^#].*,$2," "$1" || return 1
+	case $b_pool_override in
+	1) return 0 ;;
+	0) return 1 ;;
+	esac
+	grep -q '^# reference_pool: ' "$1"
 }
 
 # a_cell_verdicts CSV REF AA Q: workload A's comparisons at tx_queue_len Q
@@ -82,17 +100,14 @@ c_cell_verdicts() {
 # received. Paired design (blocks.csv): the reference's kernel by boot
 # (B_PAIRED_UNIT), the other kernel's settings by boot too, each paired
 # with the reference's boot of the same repeat (their metric NAME:boots);
-# boots design (trials.csv): by repeat. A run whose metadata has
-# reference_pool (run-b.sh from c97ba49 on), or B_POOL_REF=1 (run-b.sh
-# --verdicts-of DIR --pool-ref), compares with the mean of the reference
-# and its A/A copy per unit (compare --pool-aa); the A/A row stays the A/A
-# arm against the reference alone.
+# boots design (trials.csv): by repeat. Where b_pooled, each comparison's
+# reference is the mean of the reference and its A/A copy per unit
+# (compare --pool-aa); the A/A row stays the A/A arm against the
+# reference alone.
 b_cell_verdicts() {
 	local csv=$1 ref=$2 aa=$3 cf="\$rx_queue_size == $4 && \$rate_pps == $5"
-	local m better value filter k others gr='$guest_rx_packets'
-	# shellcheck disable=SC2034 # read by stats_compare (lib/stats.sh)
-	local STATS_POOL_AA=''
-	if [ -n "${B_POOL_REF:-}" ] || grep -q '^# reference_pool: ' "$csv"; then STATS_POOL_AA=1; fi
+	local m better value filter k others gr='$guest_rx_packets' pool=''
+	! b_pooled "$csv" "$aa" || pool=1
 	if [ "$(basename "$csv")" = blocks.csv ]; then
 		gr='$guest_rx'
 		# (awk reads to the end: an early exit would break the pipe)
@@ -102,12 +117,12 @@ b_cell_verdicts() {
 	while IFS='|' read -r m better value filter _; do
 		value=${value//GR/$gr}
 		if [ -z "${k:-}" ]; then
-			cell_verdict_rows "$csv" '"r" $repeat' "$value" "($cf) && ($filter)" "$m" "$better" "$ref" "$aa"
+			cell_verdict_rows "$csv" '"r" $repeat' "$value" "($cf) && ($filter)" "$m" "$better" "$ref" "$aa" "$pool"
 			continue
 		fi
 		cell_verdict_rows "$csv" "$B_PAIRED_UNIT" "$value" \
-			"($cf) && ($filter) && \$kernel == \"$k\"" "$m" "$better" "$ref" "$aa"
-		[ -z "$others" ] || cell_verdict_rows "$csv" '"r" $repeat' "$value" "($cf) && ($filter)" "$m:boots" "$better" "$ref" "$aa" |
+			"($cf) && ($filter) && \$kernel == \"$k\"" "$m" "$better" "$ref" "$aa" "$pool"
+		[ -z "$others" ] || cell_verdict_rows "$csv" '"r" $repeat' "$value" "($cf) && ($filter)" "$m:boots" "$better" "$ref" "$aa" "$pool" |
 			awk -F, -v list="$others" 'BEGIN { n = split(list, a, "\n"); for (i = 1; i <= n; i++) o[a[i]] = 1 } ($2 in o)'
 	done <<<"$B_METRICS"
 }

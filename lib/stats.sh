@@ -66,9 +66,11 @@ stats_unit_means() {
 	awk -F, '{ k = $1 "," $2; s[k] += $3; n[k]++ } END { for (k in s) printf "%s,%.10g\n", k, s[k] / n[k] }' | sort
 }
 
-# stats_compare METRIC BETTER REF AA: compare's rows (no header) for the
-# UNIT,ARM,VALUE lines on standard input. BETTER: lower, higher or "" (a
-# mechanism has no better direction); AA: the A/A arm or "". No rows when
+# stats_compare METRIC BETTER REF AA [POOL]: compare's rows (no header)
+# for the UNIT,ARM,VALUE lines on standard input. BETTER: lower, higher or
+# "" (a mechanism has no better direction); AA: the A/A arm or ""; POOL 1:
+# the reference is the mean of REF and AA per unit (compare --pool-aa),
+# where the input has AA. No rows when
 # the input has no measurement of REF (e.g. a counter only the patched
 # kernel has, in a run of stock alone), and then no A/A arm either.
 stats_compare() {
@@ -78,9 +80,8 @@ stats_compare() {
 	[ -z "$2" ] || args+=(--better "$2")
 	if [ -n "$4" ] && grep -q "^[^,]*,$4," <<<"$data"; then
 		args+=(--aa "$4")
-		# the reference is both its copies (compare --pool-aa): set by the
-		# caller (b_cell_verdicts) for a run that says so
-		[ -z "${STATS_POOL_AA:-}" ] || args+=(--pool-aa)
+		# POOL 1: the reference is both its copies (compare --pool-aa)
+		[ "${5:-}" != 1 ] || args+=(--pool-aa)
 	fi
 	"$VRB_CACHE/stats/compare" "${args[@]}" <<<"$data" | tail -n +2
 }

@@ -240,15 +240,16 @@ plot '$dat' using ((z(\$5) + \$6) / 2):1:(z(\$5)):6:(\$1 - 0.4):(\$1 + 0.4) with
 	NaN with points pt 7 lc rgb '#9467bd' title 'units identical (deterministic: no verdict)'"
 }
 
-# headline_md FILE REF AA PRIMARY MECH: the headline's lines from the
+# headline_md FILE REF AA PRIMARY MECH [LABEL]: the headline's lines from the
 # per-cell compare rows of FILE (forest_add's format). For each metric in
 # PRIMARY: the noise floor (the A/A interval mirrored about 1: its widest
 # and narrowest cell, the cells where it excluded 1), the verdicts that
 # hold (better or worse, beyond the floor) and how many comparisons they
 # come from, the deterministic ones apart; for each metric in MECH, each setting's range of ratios over the
-# cells (the mechanism).
+# cells (the mechanism). LABEL: what the lines call the reference
+# (default REF; e.g. "auto+auto_aa" where both copies are the reference).
 headline_md() {
-	local file=$1 ref=$2 aa=$3 m verbs=''
+	local file=$1 ref=$2 aa=$3 m verbs='' label=${6:-$2}
 	for m in $4 $5; do verbs+="$m=$(verb "$m");"; done
 	[ -n "$aa" ] || echo "- Noise floor: none, the run has no A/A arm; nothing tells a difference from noise."
 	for m in $4; do
@@ -276,7 +277,7 @@ headline_md() {
 				else if (nf) printf "%s in the widest cell (%s), %s in the narrowest", span(mx), wc, span(mn)
 				if (inf) printf "%s%d cell%s whose A/A interval reaches 0 cannot resolve anything", (nf ? "; " : ""), inf, (inf > 1 ? "s" : "")
 				printf ". The A/A interval excluded 1 (a difference where there is none) in %d of %d cells; verdicts beyond the floor hold there too.\n", bad + 0, n - det }' "$file"
-		awk -F'\t' -v m="$m" -v ref="$ref" -v aa="$aa" -v verbs="$verbs" "$REPORT_AWK_PREC"'
+		awk -F'\t' -v m="$m" -v ref="$ref" -v aa="$aa" -v label="$label" -v verbs="$verbs" "$REPORT_AWK_PREC"'
 			BEGIN { k = split(verbs, a, ";"); for (i = 1; i <= k; i++) { split(a[i], p, "="); vb[p[1]] = p[2] } }
 			{ split($2, f, ","); sub(/:boots$/, "", f[1]) }
 			f[1] != m || f[2] == ref || f[2] == aa { next }
@@ -289,10 +290,10 @@ headline_md() {
 				ci = f[7] == "" ? "(no interval)" : "[" ci_num(f[7], f[7], f[8]) ", " ci_num(f[8], f[7], f[8]) "]"
 				if (f[7] != "" && f[7] == f[8]) ci = ci " (no spread between units)"
 				printf "- %s %s %sx %s'"'"'s %s at %s: %s.\n", f[2], vb[m], f[7] == "" ? sprintf("%.3f", f[6]) : ci_num(f[6], f[7], f[8]),
-					ref, ci, $1, f[12]; hold++ }
+					label, ci, $1, f[12]; hold++ }
 			END { if (det) printf "- %d comparison%s of %s %s deterministic: identical units in each arm, an exact ratio (in the tables), no noise estimate and no verdict.\n", det, (det > 1 ? "s" : ""), m, (det > 1 ? "are" : "is")
 				if (!n) { if (und) printf "- No comparison of %s could be made (%d, %s).\n", m, und, why; exit }
-				if (!hold) printf "- No setting'"'"'s %s differs from %s'"'"'s beyond its interval and the noise floor in any cell.\n", m, ref
+				if (!hold) printf "- No setting'"'"'s %s differs from %s'"'"'s beyond its interval and the noise floor in any cell.\n", m, label
 				printf "- %d of %d comparisons of %s have a verdict (95 %% each, not corrected for their number: at most about %.1f by chance, fewer beside a noise floor)%s%s%s.\n",
 					hold + 0, n, m, n / 20, bf ? sprintf("; %d more lay below the noise floor (their intervals excluded 1)", bf) : "",
 					nt ? sprintf("; %d more from cells whose A/A arm differed (no interval to set a floor), not trusted", nt) : "",
@@ -300,7 +301,7 @@ headline_md() {
 		family_md "$file" "$ref" "$aa" "$m"
 	done
 	for m in $5; do
-		awk -F'\t' -v m="$m" -v ref="$ref" -v aa="$aa" -v verbs="$verbs" '
+		awk -F'\t' -v m="$m" -v ref="$ref" -v aa="$aa" -v label="$label" -v verbs="$verbs" '
 			BEGIN { k = split(verbs, a, ";"); for (i = 1; i <= k; i++) { split(a[i], p, "="); vb[p[1]] = p[2] } }
 			{ split($2, f, ","); sub(/:boots$/, "", f[1]) }
 			f[1] == m && f[2] != ref && f[2] != aa && f[6] != "" {
@@ -312,7 +313,7 @@ headline_md() {
 				note = out[s] ? sprintf(" (%d cell%s whose A/A arm differed with no interval left out)", out[s], out[s] > 1 ? "s" : "") : ""
 				if (!(s in lo)) { printf "- Mechanism: %s: every cell'"'"'s A/A arm differed for %s.\n", s, m; continue }
 				r = sprintf("%.3f", lo[s]); if (sprintf("%.3f", hi[s]) != r) r = r "-" sprintf("%.3f", hi[s])
-				printf "- Mechanism: %s %s %sx as often per frame as %s over the cells%s.\n", s, vb[m], r, ref, note } }' "$file"
+				printf "- Mechanism: %s %s %sx as often per frame as %s over the cells%s.\n", s, vb[m], r, label, note } }' "$file"
 	done
 }
 

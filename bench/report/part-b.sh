@@ -83,9 +83,9 @@ b_cell() {
 			echo
 		done
 	fi
-	echo "The columns of the 2019 thread \"virtio-net: parameterize min ring num_free\" (sums over the cell's counted ${unit_words}; ratios of the per-unit means to $ref's with 95 % intervals):"
+	echo "The columns of the 2019 thread \"virtio-net: parameterize min ring num_free\" (sums over the cell's counted ${unit_words}; ratios of the per-unit means to $ref_label's with 95 % intervals):"
 	echo
-	echo "| setting | $rows_noun | offered | dropped | drops / $ivl_ms ms | % dropped | ratio to $ref [95 % CI] | verdict | refills / 1000 frames | ratio [95 % CI] | starved polls / 1000 frames | ratio [95 % CI] |"
+	echo "| setting | $rows_noun | offered | dropped | drops / $ivl_ms ms | % dropped | ratio to $ref_label [95 % CI] | verdict | refills / 1000 frames | ratio [95 % CI] | starved polls / 1000 frames | ratio [95 % CI] |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 	while IFS=, read -r s n o d dp dpi rf sp; do
 		local rd rr rs
@@ -96,7 +96,7 @@ b_cell() {
 	done < <(b_totals "$cf")
 	echo
 	{ grep -v '^$' <<<"$rows_d" || true; grep -v '^$' <<<"$rows_r" || true; grep -v '^$' <<<"$rows_s" || true; } |
-		while IFS= read -r row; do words "$row" "$ctx" "$ref"; done >>"$verdicts_md"
+		while IFS= read -r row; do words "$row" "$ctx" "$ref_label"; done >>"$verdicts_md"
 	forest_add "$cell_rows_file" "r$ring $rate" <<<"$raw"
 }
 
@@ -197,9 +197,9 @@ plot $(IFS=,; echo "${lines[*]}")"
 		done
 	done <<<"$B_METRICS"
 	for metric in drop_pct refills_per_1000 starved_polls_per_1000; do
-		forest_plot "$plot_dir/b-forest-$metric.png" "$run_id: $metric, each setting against $ref per cell (ring, rate)" \
+		forest_plot "$plot_dir/b-forest-$metric.png" "$run_id: $metric, each setting against $ref_label per cell (ring, rate)" \
 			"$metric" "$cell_rows_file"
-		[ ! -f "$plot_dir/b-forest-$metric.png" ] || plots_md+=("![$metric against $ref](plots/b-forest-$metric.png)")
+		[ ! -f "$plot_dir/b-forest-$metric.png" ] || plots_md+=("![$metric against $ref_label](plots/b-forest-$metric.png)")
 	done
 }
 
@@ -220,6 +220,10 @@ summary_b() {
 	aa_arm=$(meta "$csv" aa_arm)
 	[ "$aa_arm" != none ] || aa_arm=''
 	[ -n "$ref" ] || die "$csv: no reference in its metadata (a run before the verdicts)"
+	# what the comparisons divide by, in words: the reference, or the mean
+	# of both its copies (b_pooled)
+	ref_label=$ref
+	! b_pooled "$csv" "$aa_arm" || ref_label="$ref+$aa_arm"
 	echo "# Workload B: $(meta "$csv" command)"
 	echo
 	# the cells first: the headline is made from their rows
@@ -228,7 +232,7 @@ summary_b() {
 	echo
 	b_design
 	[ "$design" != paired ] || b_windows
-	headline_md "$cell_rows_file" "$ref" "$aa_arm" drop_pct "refills_per_1000 starved_polls_per_1000"
+	headline_md "$cell_rows_file" "$ref" "$aa_arm" drop_pct "refills_per_1000 starved_polls_per_1000" "$ref_label"
 	echo
 	b_preregistration
 	glossary_md "$(meta "$csv" settings)"
@@ -318,11 +322,11 @@ b_windows() {
 	grep -v '^#' "$csv" | awk -F, "$prog"
 }
 
-# b_pool_note: ", pooled with AA ..." when the run compared with both
-# copies of the reference (its metadata's reference_pool).
+# b_pool_note: " pooled with AA ..." when the run's comparisons take the
+# mean of both copies of the reference (b_pooled).
 b_pool_note() {
-	[ -z "$(meta "$csv" reference_pool)" ] ||
-		echo " pooled with ${aa_arm:-its A/A copy} (both copies as data: the reference of a comparison is their mean per unit; the A/A row is ${aa_arm:-the copy} against $ref alone)"
+	! b_pooled "$csv" "$aa_arm" ||
+		echo " pooled with $aa_arm (both copies as data: the reference of a comparison, $ref_label, is their mean per unit; the A/A row is $aa_arm against $ref alone)"
 }
 
 # b_design: the headline's design line.

@@ -454,6 +454,9 @@ def parse(argv):
     if o.pool_aa and o.aa is None:
         p.print_usage(sys.stderr)
         p.error("--pool-aa needs --aa")
+    if o.pool_aa and o.unpaired:
+        p.print_usage(sys.stderr)
+        p.error("--pool-aa pools by unit: not with --unpaired")
     o.margin /= 100
     o.better = {"lower": -1, "higher": 1, None: 0}[o.better]
     return o
@@ -489,10 +492,13 @@ def main(argv):
     print(COLS)
     for arm in arms:
         if arm == opts.ref:
+            # mean: the reference's own; ref_mean: what the comparisons
+            # divide by (pooled with the A/A arm under --pool-aa)
             ref_vals = [values[(u, ref)] for u in units if (u, ref) in values]
+            own = fmt_g(float(np.mean([values[(u, arm)] for u in units if (u, arm) in values])))
             m = fmt_g(float(np.mean(ref_vals)))
             tail = ["%.4f" % aa.lo, "%.4f" % aa.hi] if aa is not None and aa.defined else ["", ""]
-            print(",".join([opts.metric, arm, str(len(ref_vals)), m, m, "1", "", "", ""] + tail +
+            print(",".join([opts.metric, arm, str(len(ref_vals)), own, m, "1", "", "", ""] + tail +
                            ["reference", ""]))
             continue
         # the A/A arm against REF alone: the noise floor

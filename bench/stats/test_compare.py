@@ -313,8 +313,9 @@ class Arithmetic(unittest.TestCase):
         rc, pooled, err = run(["--ref", "a", "--aa", "c", "--pool-aa"], data)
         self.assertEqual((rc, err), (0, ""))
         rows = {ln.split(",")[1]: ln.split(",") for ln in pooled[1:]}
-        # the reference: per unit (a + c) / 2, a alone in unit 4: 12, 18, 32, 40
-        self.assertEqual(rows["a"][2:5], ["4", "25.5", "25.5"])
+        # the reference: per unit (a + c) / 2, a alone in unit 4: 12, 18, 32,
+        # 40; its row's mean is a's own (25), its ref_mean the pooled one
+        self.assertEqual(rows["a"][2:5], ["4", "25", "25.5"])
         # b against it: mean 26 / 25.5, over the same 4 units
         self.assertEqual(rows["b"][2], "4")
         self.assertAlmostEqual(float(rows["b"][5]), 26 / 25.5, places=4)
@@ -341,7 +342,9 @@ class Arithmetic(unittest.TestCase):
                 (["--ref", "a"], "", 1, "no measurements"),
                 (["--ref", "x"], "1,a,1\n", 1, "no arm 'x' (the reference)"),
                 (["--ref", "a", "--aa", "a"], "1,a,1\n", 1, "no A/A arm 'a'"),
-                (["--ref", "a", "--pool-aa"], "1,a,1\n", 2, "--pool-aa needs --aa")):
+                (["--ref", "a", "--pool-aa"], "1,a,1\n", 2, "--pool-aa needs --aa"),
+                (["--ref", "a", "--aa", "c", "--pool-aa", "--unpaired"], "1,a,1\n", 2,
+                 "not with --unpaired")):
             got, _, err = run(args, stdin)
             self.assertEqual(got, rc, (args, stdin, err))
             self.assertIn(msg, err, (args, stdin))

@@ -237,13 +237,14 @@ reanalyse() {
 	aa=$(sed -n 's/^# aa_arm: //p' "$1/blocks.csv")
 	[ -n "$ref" ] || die "--verdicts-of: $1/blocks.csv names no reference"
 	[ "$aa" != none ] || aa=''
-	local how=''
-	if [ "${pool_ref:-}" = 1 ]; then
-		[ -n "$aa" ] || die "--verdicts-of --pool-ref: $1 has no A/A arm to pool with $ref"
-		# (after the fact: the run's own analysis is what its metadata says)
-		export B_POOL_REF=1
-		grep -q '^# reference_pool: ' "$1/blocks.csv" || how=", $ref pooled with $aa after the fact (not the run's own analysis)"
-	fi
+	local how='' own=0
+	grep -q '^# reference_pool: ' "$1/blocks.csv" && own=1
+	[ "${pool_ref:-}" != 1 ] || [ -n "$aa" ] || die "--verdicts-of --pool-ref: $1 has no A/A arm to pool with $ref"
+	# --pool-ref, --no-pool-ref: otherwise the run's own analysis
+	# shellcheck disable=SC2034 # read by b_pooled (lib/cell-verdicts.sh)
+	b_pool_override=${pool_ref:-}
+	if b_pooled "$1/blocks.csv" "$aa"; then how=", $ref pooled with $aa"; else how=", $ref alone"; fi
+	[ -z "$pool_ref" ] || [ "$pool_ref" = "$own" ] || how+=" (after the fact: not the run's own analysis)"
 	stats_build
 	out=$(mktemp -d)
 	cp "$1/blocks.csv" "$out/"

@@ -238,6 +238,7 @@ parse_args() {
 	[[ " $settings " == *" $ref "* ]] || die "--ref $ref is not one of the settings ($settings)"
 	# shellcheck disable=SC2086 # a word list
 	settings=$(with_aa "$ref" "$no_aa" $settings)
+	[ "$pool_ref" != 1 ] || [ "$no_aa" = 0 ] || die "--pool-ref pools the reference with its A/A copy: not with --no-aa"
 	[ "$(tr ' ' '\n' <<<"$settings" | sort | uniq -d)" = "" ] || die "--settings names a setting twice"
 	check_range --block "$block" 2 600
 	check_range --settle "$settle" 0 60

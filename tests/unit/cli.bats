@@ -402,3 +402,37 @@ setup() {
 	[[ "$output" == *"'no-such-qemu' not found: install it with 'apt-get install qemu-system-x86'"* ]]
 	[ ! -e "$VRB_RESULTS" ] || [ -z "$(ls -A "$VRB_RESULTS")" ]
 }
+
+@test "run-b.sh --verdicts-of: the run's own reference, or pooled or not after the fact, and the title says which" {
+	local d=$BATS_TEST_TMPDIR/run
+	export VRB_CACHE=$BATS_TEST_TMPDIR/cache
+	mkdir -p "$d"
+	cp "$VRB_ROOT/tests/fixtures/stats/b-paired-20261130T145227Z/blocks.csv" "$d/"
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --check-args --no-aa --pool-ref
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--pool-ref pools the reference with its A/A copy: not with --no-aa"* ]]
+	# a run before pooling: auto alone, unless pooled after the fact
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --verdicts-of "$d"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *", auto alone:"* ]]
+	plain=$(grep '^drop_pct r256 100000 *legacy ' <<<"$output")
+	# nothing in the environment decides it
+	run env b_pool_override=1 "$VRB_ROOT/bench/vhost_src/run-b.sh" --verdicts-of "$d"
+	[ "$status" -eq 0 ]
+	[ "$(grep '^drop_pct r256 100000 *legacy ' <<<"$output")" = "$plain" ]
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --verdicts-of "$d" --pool-ref
+	[ "$status" -eq 0 ]
+	[[ "$output" == *", auto pooled with auto_aa (after the fact: not the run's own analysis):"* ]]
+	pooled=$(grep '^drop_pct r256 100000 *legacy ' <<<"$output")
+	[ -n "$plain" ] && [ "$plain" != "$pooled" ]
+	# a run that pooled: pooled, unless --no-pool-ref
+	sed -i '1i # reference_pool: auto and auto_aa: the reference is their mean per unit' "$d/blocks.csv"
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --verdicts-of "$d"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *", auto pooled with auto_aa:"* ]]
+	[ "$(grep '^drop_pct r256 100000 *legacy ' <<<"$output")" = "$pooled" ]
+	run "$VRB_ROOT/bench/vhost_src/run-b.sh" --verdicts-of "$d" --no-pool-ref
+	[ "$status" -eq 0 ]
+	[[ "$output" == *", auto alone (after the fact: not the run's own analysis):"* ]]
+	[ "$(grep '^drop_pct r256 100000 *legacy ' <<<"$output")" = "$plain" ]
+}

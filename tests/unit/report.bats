@@ -541,8 +541,10 @@ is_png() {
 	got=$(awk -F, '$1 == "drop_pct" && $2 == "legacy" { print $5 }' <<<"$pooled")
 	echo "want $want got $got"
 	awk -v w="$want" -v g="$got" 'BEGIN { exit !(g > 0 && (w - g) / g < 1e-4 && (g - w) / g < 1e-4) }'
-	# and the reference row's mean is the same
-	[ "$(awk -F, '$1 == "drop_pct" && $2 == "auto" { print $4 }' <<<"$pooled")" = "$got" ]
+	# and the reference row's ref_mean is the same; its mean is auto's own
+	[ "$(awk -F, '$1 == "drop_pct" && $2 == "auto" { print $5 }' <<<"$pooled")" = "$got" ]
+	[ "$(awk -F, '$1 == "drop_pct" && $2 == "auto" { print $4 }' <<<"$pooled")" = \
+		"$(awk -F, '$1 == "drop_pct" && $2 == "auto" { print $4 }' <<<"$plain")" ]
 	# the summary says how the reference was formed
 	run "$SUM" --no-plots "$d"
 	[ "$status" -eq 0 ]
