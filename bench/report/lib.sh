@@ -10,6 +10,14 @@ meta() {
 	sed -n "s/^# $2: //p" "$1" | head -n 1
 }
 
+# windows_matched CSV: true when a workload B paired run's source and
+# guest counted the same frames (rx_window; metadata windows=matched): a
+# phase change closed the source's rows, so a block's last row is partial
+# and its length is block_s, not its rows x the interval.
+windows_matched() {
+	[[ "$(meta "$1" windows)" == matched* ]]
+}
+
 # verdicts_note CELL LABEL: what the run's verdicts.csv is to this
 # report's verdicts (per CELL, e.g. "tx_queue_len"): the same rows, or a
 # set an older layer wrote (pooled over the cells, other intervals, no p)

@@ -36,7 +36,7 @@ b_totals() {
 	# intervals: a trial's duration / interval (boots); a block's count
 	# (paired), or its seconds / interval where a phase change closes a
 	# row (windows matched: a block's last row is partial)
-	if [ "$design" = paired ] && [[ "$(meta "$csv" windows)" == matched* ]]; then
+	if [ "$design" = paired ] && windows_matched "$csv"; then
 		grx='$guest_rx' ivs="\$$(stats_expr "$header" '$block_s' | tr -d '$') / ivl"
 	elif [ "$design" = paired ]; then
 		grx='$guest_rx' ivs="\$$(stats_expr "$header" '$intervals' | tr -d '$')"
@@ -294,32 +294,28 @@ b_preregistration() {
 # the block's length (block_s, where blocks.csv has it) and the same share,
 # with the guest's reads at the ends of its own window.
 b_windows() {
-	local ivl header d iv g gs bs='0' prog
+	local ivl header d iv g gs='0' bs='0' prog
 	ivl=$(meta "$csv" interval_ms)
 	ivl=${ivl:-1000}
 	header=$(grep -m 1 -v '^#' "$csv")
 	d=$(stats_expr "$header" '$delivered')
 	iv=$(stats_expr "$header" '$intervals')
 	g=$(stats_expr "$header" '$guest_rx')
-	gs=$(stats_expr "$header" '$guest_seconds')
+	[[ ",$header," != *,guest_seconds,* ]] || gs=$(stats_expr "$header" '$guest_seconds')
 	[[ ",$header," != *,block_s,* ]] || bs=$(stats_expr "$header" '$block_s')
-	if [[ "$(meta "$csv" windows)" == matched* ]]; then
-		prog="NR > 1 && $d > 0 {
-			n++; b += $bs; t += $gs
+	# per block: the rows' seconds, the guest's, the share it saw
+	prog="NR > 1 && $d > 0 {
+			n++; w += $iv * $ivl / 1000; b += $bs; t += $gs
 			r = $g / $d; s += r; if (n == 1 || r < lo) lo = r; if (r > hi) hi = r }
 		END { if (!n) exit
-			printf \"- Windows: matched (rx_window): a block's rows lasted %.3f s on the source's clock on average and the guest's counter reads were %.3f s apart\", b / n, t / n
-			printf \"; the guest's counters saw %.2f %% (%.2f-%.2f %% over the blocks) of the frames the source delivered in the block. Drop %% is per frame the source offered, refills and starved polls per frame the guest counted.\\n\", 100 * s / n, 100 * lo, 100 * hi }"
-	else
-		prog="NR > 1 && $d > 0 {
-			n++; w += $iv * $ivl / 1000; b += $bs
-			r = $g / $d; s += r; if (n == 1 || r < lo) lo = r; if (r > hi) hi = r }
-		END { if (!n) exit
+			if (matched) {
+				printf \"- Windows: matched (rx_window): a block's rows lasted %.3f s on the source's clock on average and the guest's counter reads were %.3f s apart\", b / n, t / n
+				printf \"; the guest's counters saw %.2f %% (%.2f-%.2f %% over the blocks) of the frames the source delivered in the block. Drop %% is per frame the source offered, refills and starved polls per frame the guest counted.\\n\", 100 * s / n, 100 * lo, 100 * hi
+				exit }
 			printf \"- Windows: the source counted %.1f s of a block on average\", w / n
 			if (b) printf \" (a block lasted %.1f s on its clock, the guest's counter reads included)\", b / n
 			printf \"; the guest's counters, read at the ends of its own window, saw %.0f %% (%.0f-%.0f %% over the blocks) of the frames the source delivered in its window. Drop %% is per frame the source offered, refills and starved polls per frame the guest counted: each within one side's window.\\n\", 100 * s / n, 100 * lo, 100 * hi }"
-	fi
-	grep -v '^#' "$csv" | awk -F, "$prog"
+	grep -v '^#' "$csv" | awk -F, -v matched="$(windows_matched "$csv" && echo 1 || echo 0)" "$prog"
 }
 
 # b_pool_note: " pooled with AA ..." when the run's comparisons take the

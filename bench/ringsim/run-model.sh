@@ -225,7 +225,7 @@ boot_validation() {
 	# (windows matched: a block's last row is partial), else the rows
 	# times the interval
 	awk -F, -v r="$r" -v k="$kernel" -v ring="$ring" -v rate="$rate" -v ivl="$interval_ms" \
-		-v matched="$(grep -c '^# windows: matched' "$blocks" || true)" '
+		-v matched="$(windows_matched "$blocks" && echo 1 || echo 0)" '
 		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		$c["repeat"] == r && $c["kernel"] == k && $c["rx_queue_size"] == ring && $c["rate_pps"] == rate {
 			s = $c["setting"]; kn[s] = $c["knobs"]

@@ -46,6 +46,12 @@ void interval_row(FILE *f, double t, const struct interval *iv, const char *phas
 	fflush(f);
 }
 
+int phase_ok(const char *s, size_t n)
+{
+	return n && n < PHASE_MAX &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-") >= n;
+}
+
 void phase_read(const char *path, char phase[PHASE_MAX])
 {
 	char line[PHASE_MAX + 1];
@@ -58,8 +64,7 @@ void phase_read(const char *path, char phase[PHASE_MAX])
 	if (fgets(line, sizeof(line), f)) {
 		n = strcspn(line, "\n");
 		/* a whole line, of the allowed characters */
-		if (n && n < PHASE_MAX && line[n] == '\n' &&
-		    strspn(line, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-") == n) {
+		if (line[n] == '\n' && phase_ok(line, n)) {
 			memcpy(phase, line, n);
 			phase[n] = 0;
 		}

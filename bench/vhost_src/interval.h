@@ -26,6 +26,8 @@ void interval_sum(struct interval *total, const struct interval *iv);
 void interval_row(FILE *f, double t, const struct interval *iv, const char *phase);
 
 #define PHASE_MAX 48
+/* 1 when s is a phase: 1-47 of A-Z a-z 0-9 _ . : - (its first n bytes). */
+int phase_ok(const char *s, size_t n);
 /*
  * Reads the phase the guest wrote to path (its first line: 1-47 of
  * A-Z a-z 0-9 _ . : -) into phase; "-" when there is no such file, the

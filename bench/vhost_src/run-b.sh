@@ -316,8 +316,13 @@ measure_capacity() {
 		cap_rows+="${cap_rows:+$'\n'}$(trial_row "$i" stock "$ring" "$probe_rate" "$kv")"
 	done
 	first=$(cut -d, -f10 <<<"$cap_rows" | sort -n | awk '{ v[NR] = $1 } END { printf "%d", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
-	log "B: capacity $first pps delivered (the median of $(cut -d, -f10 <<<"$cap_rows" | tr '\n' ' ' | sed 's/ $//'))"
+	log "B: capacity $first pps delivered (the median of $(capacity_list))"
 	for f in $fractions; do rates+="$(awk -v c="$first" -v f="$f" 'BEGIN { printf "%d", c * f }') "; done
+}
+
+# capacity_list: the capacity trials' delivered pps, space-separated.
+capacity_list() {
+	cut -d, -f10 <<<"$cap_rows" | tr '\n' ' ' | sed 's/ $//'
 }
 
 # capacity_note: the capacity trials' delivered pps and how they were
@@ -326,7 +331,7 @@ capacity_note() {
 	if [ -z "$cap_rows" ]; then
 		echo -
 	else
-		echo "$(cut -d, -f10 <<<"$cap_rows" | tr '\n' ' ' | sed 's/ $//') (stock trials at ring ${rings%% *} and $probe_rate pps offered; the median taken; capacity.csv)"
+		echo "$(capacity_list) (stock trials at ring ${rings%% *} and $probe_rate pps offered; the median taken; capacity.csv)"
 	fi
 }
 

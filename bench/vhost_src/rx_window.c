@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "interval.h"
 #include "opt_uint.h"
 #include "rxq_stats.h"
 
@@ -55,14 +56,6 @@ static int phase_write(const char *path, const char *label)
 		return -1;
 	}
 	return 0;
-}
-
-static int label_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	return n && n < 48 &&
-	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-") == n;
 }
 
 /* sleep_until T: CLOCK_MONOTONIC's absolute T; 0, or -1 with the reason on stderr. */
@@ -114,7 +107,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!label_ok(argv[3])) {
+	if (!phase_ok(argv[3], strlen(argv[3]))) {
 		fprintf(stderr, "rx_window: LABEL '%s' is not 1-47 of A-Z a-z 0-9 _ . : -\n", argv[3]);
 		return 2;
 	}

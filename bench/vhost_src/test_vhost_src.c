@@ -176,6 +176,19 @@ static int test_phase(void)
 	return 0;
 }
 
+static int test_phase_ok(void)
+{
+	CHECK(phase_ok("12:legacy_aa", 12));
+	CHECK(phase_ok("switch\n", 6));	/* the first n bytes */
+	CHECK(!phase_ok("switch\n", 7));
+	CHECK(!phase_ok("", 0));
+	CHECK(!phase_ok("1 a", 3));
+	CHECK(!phase_ok("a,b", 3));
+	CHECK(phase_ok("01234567890123456789012345678901234567890123456", 47));
+	CHECK(!phase_ok("012345678901234567890123456789012345678901234567", 48));
+	return 0;
+}
+
 static int test_phase_watch(void)
 {
 	char path[] = "/tmp/vrb-phase-XXXXXX", old[PHASE_MAX];
@@ -234,6 +247,7 @@ int main(void)
 		{ "mac", test_mac },
 		{ "interval", test_interval },
 		{ "phase", test_phase },
+		{ "phase names", test_phase_ok },
 		{ "phase watch", test_phase_watch },
 		{ "rx queue 0 counter names", test_rxq_names },
 	};

@@ -14,7 +14,7 @@ setup() {
 	run make -s -C "$VRB_ROOT/bench/vhost_src" BUILD="$BUILD" check
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"vhost_src parts: 10 passed, 0 failed"* ]]
+	[[ "$output" == *"vhost_src parts: 11 passed, 0 failed"* ]]
 }
 
 @test "vhost_src refuses bad options and a path that is not a socket" {
