@@ -37,6 +37,7 @@
 #> check-debug | the VM tests on KASAN + lockdep kernels | 31 min, kernels built | debug flavour
 #> check-own-tree | docs/own-tree.md's recipe, as written, on a 6.12 tree | 15 min first, 3 min after | a third tree
 #> check-distro | the probes on Debian's own kernel (modules) | downloads 270 MB | no
+#> fuzz | the tun/tap fuzzer, `FUZZ_S` s on each base's stock and patched kernel | 4 x `FUZZ_S` s, kernels built | both bases, `FUZZ_FLAVOUR` (debug)
 #> soak-backpressure | the backpressure stall test, `SOAK_S` s per consumer | 11 min | 6.1 patched
 #> deps | install the missing Debian packages |  | no
 #> clean-cache | delete `.cache/` (kernel trees and builds) |  | no
@@ -61,6 +62,17 @@ DEBUG_VM := $(filter-out tests/vm/series.bats,$(VM))
 
 SOAK_S ?= 300
 
+# make fuzz: scripts/fuzz.sh for FUZZ_S seconds (default 600) on the stock
+# and the patched kernel of each base, FUZZ_FLAVOUR (default debug: KASAN,
+# lockdep), from seed FUZZ_SEED (default: random); a result dir each, with
+# a minimal reproducer for a failure. Its short form is tests/vm/fuzz.bats
+# (in make check, and in make check-debug on the debug kernels).
+FUZZ_S ?= 600
+FUZZ_SEED ?=
+FUZZ_FLAVOUR ?= debug
+# a debug guest boots slowly and sometimes hangs in its RCU self test
+DEBUG_GUEST := VRB_GUEST_BOOT_TIMEOUT=600 VRB_GUEST_BOOT_QUIET=90 VRB_GUEST_BOOT_RETRIES=8
+
 BASE612_VM := tests/vm/series.bats tests/vm/smoke.bats tests/vm/kselftest.bats \
 	tests/vm/backpressure.bats tests/vm/vhost-resets.bats tests/vm/ring-knobs.bats \
 	tests/vm/virtio-refill.bats tests/vm/workload-a.bats tests/vm/workload-b.bats \
@@ -68,7 +80,7 @@ BASE612_VM := tests/vm/series.bats tests/vm/smoke.bats tests/vm/kselftest.bats \
 
 SHELL := /bin/bash
 
-.PHONY: help check check-quick check-debug check-series check-6.12 check-distro check-own-tree soak-backpressure deps clean-cache
+.PHONY: help check check-quick check-debug check-series check-6.12 check-distro check-own-tree fuzz soak-backpressure deps clean-cache
 
 # $(call prove,LOG,FILES): prove over FILES, its output also in .cache/LOG;
 # on failure the digest of why, after prove's summary.
@@ -85,8 +97,7 @@ check-quick: deps
 	@$(call prove,check-quick.log,$(UNIT))
 
 check-debug: deps
-	@export VRB_KERNEL_FLAVOUR=debug VRB_GUEST_BOOT_TIMEOUT=600 VRB_GUEST_BOOT_QUIET=90 \
-		VRB_GUEST_BOOT_RETRIES=8; $(call prove,check-debug.log,$(DEBUG_VM))
+	@export VRB_KERNEL_FLAVOUR=debug $(DEBUG_GUEST); $(call prove,check-debug.log,$(DEBUG_VM))
 
 check-6.12:
 	@export VRB_BASE=6.12; scripts/install-deps.sh && $(call prove,check-6.12.log,$(BASE612_VM))
@@ -99,6 +110,13 @@ check-distro: deps
 
 check-series: deps
 	@export VRB_SERIES_BUILD=each; $(call prove,check-series.log,tests/vm/series.bats)
+
+fuzz: deps
+	@rc=0; for base in 6.1 6.12; do for k in stock patched; do \
+		VRB_BASE=$$base VRB_KERNEL_FLAVOUR=$(FUZZ_FLAVOUR) \
+		$(if $(filter debug,$(FUZZ_FLAVOUR)),$(DEBUG_GUEST)) \
+		scripts/fuzz.sh --kernel $$k --seconds $(FUZZ_S) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED)) || rc=1; \
+	done; done; exit $$rc
 
 soak-backpressure: deps
 	VRB_BP_SOAK_S=$(SOAK_S) bats --timing -f patched tests/vm/backpressure.bats

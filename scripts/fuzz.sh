@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# Fuzz the series' tun/tap interfaces in a guest (tests/fuzz/tunfuzz.c):
+# seeds one after another until the time is up or one fails, then the
+# failing seed's operations cut down to a minimal reproducer; or replay
+# reproducers. docs/fuzz.md says what it does and does not cover.
+set -euo pipefail
+VRB_PROG="fuzz.sh"
+export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$@")}"
+# shellcheck source=lib/functions.sh
+. "$(dirname "$0")/../lib/functions.sh"
+# shellcheck source=lib/kernel.sh
+. "$VRB_ROOT/lib/kernel.sh"
+# shellcheck source=lib/results.sh
+. "$VRB_ROOT/lib/results.sh"
+# shellcheck source=lib/fuzz.sh
+. "$VRB_ROOT/lib/fuzz.sh"
+
+usage() {
+	cat <<EOF
+Usage: scripts/fuzz.sh [--kernel K] [--seconds S] [--seed N] [--ops N]
+                       [--no-minimise] [--out DIR]
+       scripts/fuzz.sh [--kernel K] --replay FILE...
+
+Boots kernel K (stock, patched, or a bzImage path; default patched; the
+flavour is VRB_KERNEL_FLAVOUR's, base or debug) with a virtio-net NIC and
+panic_on_oops=1, and runs tunfuzz in it: seed N (default: random), N+1, ...
+each --ops operations (default 300), until --seconds (default 600) passed
+or a seed fails: a kernel splat (KASAN, lockdep, WARN, BUG, oops, hung task,
+RCU stall), or a failed accounting or stopped-queue check. The failing
+seed's operations are then cut down (ddmin, a guest boot per round) to a
+sequence that fails the same way, none of whose operations can go alone:
+repro.ops in the result dir, and repro.sh, which replays it.
+Writes results/<date>-fuzz-<base>/: meta.txt, seeds.csv (seed, outcome,
+operations, why), summary.md; on a failure the seed's log, the guest's
+console, repro.ops and repro.sh.
+
+  --kernel K      stock, patched (default), or a bzImage
+  --seconds S     how long to fuzz, 10 to 86400 (default 600)
+  --seed N        the first seed (default: random)
+  --ops N         operations per seed, 1 to 100000 (default 300)
+  --no-minimise   stop at the failure
+  --out DIR       the result dir (default: a new one under results/)
+  --replay FILE   replay FILE and the files after it, in one guest, stopping
+                  at the first that fails; no result dir. Exit 0: all passed
+  -h, --help      this text
+
+Exit: 0 nothing failed (or --replay: every file passed); 1 a seed or file
+failed, or an error.
+EOF
+}
+
+kernel=patched seconds=600 seed='' ops=300 minimise=1 out='' replay=() found_s=''
+
+# guest RUNDIR TIMEOUT ARG...: tests/fuzz/fuzz-guest.sh ARG... in a guest;
+# guest-run.sh's status (123: a splat, 124: timeout, 125: the guest died).
+guest() {
+	local run=$1 timeout=$2 rc=0
+	shift 2
+	rm -rf "$run"
+	"$VRB_ROOT/scripts/guest-run.sh" --kernel "$kernel" --nic --append panic_on_oops=1 \
+		--run-dir "$run" --timeout "$timeout" -- \
+		env VRB_FUZZ_BIN="$VRB_CACHE/fuzz/tunfuzz" "$VRB_ROOT/tests/fuzz/fuzz-guest.sh" "$@" \
+		>"$run.out" 2>"$run.err" || rc=$?
+	return "$rc"
+}
+
+# failed RUNDIR: the run that failed in a guest ("NAME<tab>WHY"), from its
+# output: a "fail" line, or the last "start" and the first splat the
+# console shows (the kernel died under it).
+failed() {
+	local name why
+	name=$(sed -n 's/^start //p' "$1.out" | tail -n 1)
+	[ -n "$name" ] || return 1
+	why=$(sed -n "s/^fail $name: //p" "$1.out" | head -n 1)
+	[ -n "$why" ] || why=$(head -n 1 "$1/splats" 2>/dev/null || true)
+	[ -n "$why" ] || why="the guest stopped ($(tail -n 1 "$1.err"))"
+	printf '%s\t%s\n' "$name" "$why"
+}
+
+# tester CANDIDATE...: the first candidate that fails as the seed did (-1:
+# none); candidates after one that hung or failed otherwise get a new guest.
+tester() {
+	local files=("$@") base=0 f i
+	while [ "$base" -lt "${#files[@]}" ]; do
+		guest "$work/try" 600 replay eth0 "${files[@]:base}" && { echo -1; return; }
+		f=$(failed "$work/try") || { echo -1; return; }
+		i=${f%%$'\t'*}
+		i=$((${i#replay-} + base))
+		if [ "$(fuzz_signature "${f#*$'\t'}")" = "$signature" ]; then
+			echo "$i"
+			return
+		fi
+		base=$((i + 1))
+	done
+	echo -1
+}
+
+main() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kernel) [ $# -ge 2 ] || die "--kernel needs a value"; kernel=$2; shift 2 ;;
+		--seconds) [ $# -ge 2 ] || die "--seconds needs a value"; check_range --seconds "$2" 10 86400; seconds=$2; shift 2 ;;
+		--seed) [ $# -ge 2 ] || die "--seed needs a value"; check_range --seed "$2" 0 4000000000; seed=$2; shift 2 ;;
+		--ops) [ $# -ge 2 ] || die "--ops needs a value"; check_range --ops "$2" 1 100000; ops=$2; shift 2 ;;
+		--no-minimise) minimise=''; shift ;;
+		--out) [ $# -ge 2 ] || die "--out needs a value"; out=$2; shift 2 ;;
+		--replay)
+			shift
+			[ $# -ge 1 ] || die "--replay needs a file"
+			while [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; do
+				[ -r "$1" ] || die "cannot read $1"
+				replay+=("$(realpath "$1")")
+				shift
+			done
+			;;
+		-h | --help) usage; return 0 ;;
+		*) usage >&2; die "unknown option '$1'" ;;
+		esac
+	done
+	[ "${#replay[@]}" -eq 0 ] || [ -z "$out$seed" ] || die "--replay takes --kernel only"
+	case $kernel in
+	stock | patched) stage "kernels" "$VRB_ROOT/scripts/build-kernels.sh" --variant "$kernel" >&2 ;;
+	*) [ -f "$kernel" ] || die "no kernel image $kernel" ;;
+	esac
+	make -s -C "$VRB_ROOT/tests/fuzz" BUILD="$VRB_CACHE/fuzz" >&2 || die "tunfuzz does not build"
+	work=$(mktemp -d "$VRB_CACHE/fuzz/run.XXXXXX")
+	if [ "${#replay[@]}" -gt 0 ]; then
+		replay_files
+	else
+		fuzz
+	fi
+}
+
+replay_files() {
+	local f
+	log "replaying ${#replay[@]} file(s) on the $kernel kernel"
+	if guest "$work/replay" 1800 replay eth0 "${replay[@]}"; then
+		log "all passed: $(tail -n 1 "$work/replay.out")"
+		return 0
+	fi
+	f=$(failed "$work/replay") || f="?	the guest stopped before a file ran"
+	i=${f%%$'\t'*}
+	i=${i#replay-}
+	log "failed: ${replay[i]:-?}: ${f#*$'\t'}"
+	sed 's/^/  /' "$work/replay.out" >&2
+	return 1
+}
+
+fuzz() {
+	local rc=0 f name why outcome t0
+	[ -n "$seed" ] || seed=$(shuf -i 0-4000000000 -n 1)
+	if [ -n "$out" ]; then out=$(results_claim "$out"); else out=$(results_new_dir fuzz); fi
+	results_meta "fuzz_kernel=$kernel" "first_seed=$seed" "ops_per_seed=$ops" \
+		"seconds=$seconds" >"$out/meta.txt"
+	log "fuzzing the $kernel kernel ($(kernel_flavour)) for $seconds s from seed $seed, $ops ops a seed: $out"
+	t0=$(now)
+	guest "$work/fuzz" $((seconds + 600)) seeds "$seed" $((seed + 100000000)) "$ops" "$seconds" eth0 || rc=$?
+	results_csv_open "$out/seeds.csv" "seed,outcome,ops,accounts_checked,accounts_skipped" \
+		"fuzz_kernel=$kernel"
+	for f in "$work"/fuzz/seed-*.log; do
+		[ -e "$f" ] || continue
+		name=$(basename "$f" .log)
+		outcome=fail
+		! grep -qx "pass $name" "$work/fuzz.out" || outcome=pass
+		echo "${name#seed-},$outcome,$(grep -c '^op ' "$f" || true),$(grep -c '^  account .*: sent ' "$f" || true),$(grep -c '^  account .*skipped' "$f" || true)"
+	done | sort -t, -k1,1n >>"$out/seeds.csv"
+	local total
+	total=$(grep -v '^#' "$out/seeds.csv" | tail -n +2 | awk -F, '{ s += $3 } END { print s + 0 }')
+	if [ "$rc" -eq 0 ]; then
+		finish "no failure" "$total"
+		return 0
+	fi
+	found_s=$(since "$t0")
+	f=$(failed "$work/fuzz") || die "the guest failed before a seed ran ($rc): $(tail -n 3 "$work/fuzz.err")"
+	name=${f%%$'\t'*} why=${f#*$'\t'}
+	signature=$(fuzz_signature "$why")
+	cp "$work/fuzz/$name.log" "$out/"
+	cp "$work/fuzz/console.log" "$out/console.log" 2>/dev/null || true
+	log "$name failed: $why"
+	if [ -n "$minimise" ]; then
+		mapfile -t all < <(sed -n 's/^op [0-9]*: //p' "$work/fuzz/$name.log")
+		log "minimising ${#all[@]} operations (a guest per round)"
+		fuzz_ddmin tester "$work/min" "${all[@]}"
+		{
+			echo "# tunfuzz reproducer: $signature"
+			echo "# from $name of $(basename "${out%.partial}") on the $kernel kernel ($(kernel_flavour)), ${#all[@]} ops cut to ${#FUZZ_MIN[@]}"
+			printf '%s\n' "${FUZZ_MIN[@]}"
+		} >"$out/repro.ops"
+		# shellcheck disable=SC2016 # $0 is the reproducer's own
+		printf '#!/bin/sh\n# Replays repro.ops in a guest (from the repository root).\nexec scripts/fuzz.sh --kernel %s --replay "$(dirname "$0")/repro.ops"\n' \
+			"$kernel" >"$out/repro.sh"
+		chmod +x "$out/repro.sh"
+		log "reproducer: ${#FUZZ_MIN[@]} ops: $out/repro.ops"
+	fi
+	finish "$name: $why" "$total"
+	return 1
+}
+
+# finish OUTCOME OPS: summary.md, and the result dir under its final name.
+finish() {
+	local seeds
+	seeds=$(grep -v '^#' "$out/seeds.csv" | tail -n +2 | wc -l)
+	{
+		echo "# Fuzz run: $1"
+		echo
+		echo "- Kernel: $kernel ($(kernel_flavour)), from seed $seed, $ops operations a seed, for $seconds s."
+		echo "- Seeds run: $seeds; operations: $2 ($(tail -n 1 "$work/fuzz.out" | grep '^ran ' || echo 'the guest did not finish'))."
+		echo "- Accounting phases checked: $(grep -v '^#' "$out/seeds.csv" | tail -n +2 | awk -F, '{ c += $4; s += $5 } END { printf "%d (skipped: %d, the tap down or without a carrier)", c, s }')."
+		[ -z "$found_s" ] || echo "- Failed after $found_s s of guest time (its boot included)."
+		[ ! -f "$out/repro.ops" ] || echo "- Reproducer ($(grep -vc '^#' "$out/repro.ops") ops): repro.ops; replay: repro.sh."
+		echo
+		echo "Made by the harness: $VRB_COMMAND_LINE"
+	} >"$out/summary.md"
+	VRB_SUMMARY=0 results_finish "$out" >/dev/null
+	log "results: ${out%.partial}"
+}
+
+trap 'rc=$?; [ -z "${work:-}" ] || rm -rf "$work"; vrb_exit_report "$rc"' EXIT
+main "$@"

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Runs inside the guest, as root (scripts/fuzz.sh boots it): tunfuzz over
+# seeds until a deadline, or a list of operation files, one after another;
+# after each, the kernel's new messages are searched for a splat (the
+# harness's one pattern, lib/guest.sh). Each run's log goes to
+# $VRB_OUT/<name>.log, written as it runs: when the kernel dies (the guest
+# boots with panic_on_oops=1), the last "start" line on stdout names the
+# run, and its log ends at the operation that killed it.
+#
+# Usage: fuzz-guest.sh seeds FIRST LAST OPS SECONDS [NIC]
+#          seeds FIRST to LAST, OPS operations each, until SECONDS passed
+#        fuzz-guest.sh replay NIC FILE...
+#          each FILE (tunfuzz --replay); NIC "-" for none
+# Prints per run "start NAME", then "pass NAME" or "fail NAME: WHY" (WHY:
+# the first splat line, or tunfuzz's "FAIL: " line); at the end
+# "ran N ops in S s". Exit: 0 all passed; 1 a run failed (the rest not
+# run); 2 bad usage.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=lib/guest.sh
+. "$root/lib/guest.sh"
+fuzz=${VRB_FUZZ_BIN:?VRB_FUZZ_BIN: the tunfuzz binary}
+out=${VRB_OUT:-/tmp}
+ops=0
+t0=$(date +%s)
+
+usage() {
+	sed -n '/^# Usage:/,/^# run); 2/s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+
+# one NAME ARG...: runs tunfuzz ARG... with its log in $out/NAME.log;
+# false (and "fail NAME: WHY" said) on a failed check or a splat.
+one() {
+	local name=$1 log=$out/$1.log rc=0 splat
+	shift
+	echo "start $name"
+	dmesg -c >/dev/null
+	ASAN_OPTIONS=detect_leaks=0 "$fuzz" "$@" >"$log" 2>&1 || rc=$?
+	ops=$((ops + $(grep -c '^op ' "$log" || true)))
+	dmesg -c >"$out/$name.dmesg" || true
+	if splat=$(guest_splats "$out/$name.dmesg" | head -n 1); then
+		echo "fail $name: $splat"
+		return 1
+	fi
+	rm -f "$out/$name.dmesg"
+	if [ "$rc" -ne 0 ]; then
+		echo "fail $name: $(grep -m 1 '^FAIL: \|^tunfuzz: ' "$log" || echo "exit $rc")"
+		return 1
+	fi
+	echo "pass $name"
+}
+
+summary() { echo "ran $ops ops in $(($(date +%s) - t0)) s"; }
+
+[ $# -ge 1 ] || usage
+case $1 in
+seeds)
+	if [ $# -lt 5 ] || [ $# -gt 6 ]; then usage; fi
+	first=$2 last=$3 n=$4 secs=$5 nic=${6:-}
+	for ((s = first; s <= last; s++)); do
+		[ $(($(date +%s) - t0)) -lt "$secs" ] || break
+		one "seed-$s" --seed "$s" --ops "$n" ${nic:+--nic "$nic"} || { summary; exit 1; }
+	done
+	;;
+replay)
+	[ $# -ge 3 ] || usage
+	nic=()
+	[ "$2" = - ] || nic=(--nic "$2")
+	shift 2
+	i=0
+	for f in "$@"; do
+		one "replay-$i" --replay "$f" "${nic[@]}" || { summary; exit 1; }
+		i=$((i + 1))
+	done
+	;;
+*) usage ;;
+esac
+summary

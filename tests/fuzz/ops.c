@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "ops.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_tun.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "account.h"
+#include "net.h"
+
+/* Values drawn more often than the rest: the edges. */
+static const long txqlens[] = { 0, 1, 2, 3, 16, 64, 1000 };
+static const long counts[] = { 1, 2, 16, 64, 300 };
+static const long limits[] = { 0, 1, 2, 16, 1000 };
+static const long rings[] = { 0, 1, 2, 64, 128, 256, 512, 1024, 4096 };
+static const char *const qdiscs[] = { "noqueue", "pfifo_fast", "fq_codel", "pfifo" };
+static const char *const knobs[] = { "min_numfree", "refill_max" };
+/* What is written to a knob: good values, bad ones, malformed strings. */
+static const char *const knob_values[] = {
+	"legacy", "auto", "adaptive", "adaptive-dry", "0", "1", "16", "64", "65", "32768",
+	"32769", "-1", "", " 64", "64abc", "4294967296", "0x10", "auto\n", "\n", "adaptive-dryx",
+};
+
+#define N_OF(a) ((long)(sizeof(a) / sizeof((a)[0])))
+
+enum arg { A_SLOT, A_DEV, A_BOOL, A_UP, A_TXQLEN, A_COUNT, A_QDISC, A_LIMIT, A_KNOB, A_KNOBVAL,
+	   A_RING, A_CHANNELS, A_NONE };
+
+struct kind {
+	const char *name;
+	int weight;
+	enum arg args[FZ_NARG];
+	const char *what;	/* the arguments, for --help */
+};
+
+enum { K_OPEN, K_CLOSE, K_DETACH, K_ATTACH, K_PERSIST, K_TXQLEN, K_QDISC, K_LINK, K_WRITE,
+       K_READ, K_SEND, K_ACCOUNT, K_KNOB, K_RING, K_CHANNELS, K_NETNS, K_N };
+
+#define NO A_NONE
+static const struct kind kinds[K_N] = {
+	[K_OPEN] = { "open", 12, { A_SLOT, A_DEV, A_BOOL, A_BOOL }, "SLOT DEV MULTI_QUEUE BACKPRESSURE" },
+	[K_CLOSE] = { "close", 3, { A_SLOT, NO, NO, NO }, "SLOT" },
+	[K_DETACH] = { "detach", 3, { A_SLOT, NO, NO, NO }, "SLOT" },
+	[K_ATTACH] = { "attach", 3, { A_SLOT, NO, NO, NO }, "SLOT" },
+	[K_PERSIST] = { "persist", 2, { A_SLOT, A_BOOL, NO, NO }, "SLOT ON" },
+	[K_TXQLEN] = { "txqlen", 8, { A_DEV, A_TXQLEN, NO, NO }, "DEV LEN" },
+	[K_QDISC] = { "qdisc", 8, { A_DEV, A_QDISC, A_LIMIT, NO }, "DEV KIND LIMIT" },
+	[K_LINK] = { "link", 10, { A_DEV, A_UP, NO, NO }, "DEV UP" },
+	[K_WRITE] = { "write", 5, { A_SLOT, A_COUNT, NO, NO }, "SLOT FRAMES" },
+	[K_READ] = { "read", 8, { A_SLOT, A_COUNT, NO, NO }, "SLOT FRAMES" },
+	[K_SEND] = { "send", 12, { A_DEV, A_COUNT, NO, NO }, "DEV FRAMES" },
+	[K_ACCOUNT] = { "account", 8, { A_DEV, A_COUNT, NO, NO }, "DEV FRAMES" },
+	[K_KNOB] = { "knob", 3, { A_KNOB, A_KNOBVAL, NO, NO }, "KNOB VALUE" },
+	[K_RING] = { "ring", 2, { A_RING, NO, NO, NO }, "ENTRIES" },
+	[K_CHANNELS] = { "channels", 1, { A_CHANNELS, NO, NO, NO }, "COMBINED" },
+	[K_NETNS] = { "netns", 2, { A_BOOL, A_TXQLEN, A_COUNT, NO }, "BACKPRESSURE LEN FRAMES" },
+};
+
+/* The largest value each argument takes (the smallest is 0). */
+static long arg_max(enum arg a)
+{
+	switch (a) {
+	case A_SLOT: return FZ_NSLOT - 1;
+	case A_DEV: return FZ_NDEV - 1;
+	case A_BOOL:
+	case A_UP: return 1;
+	case A_TXQLEN: return 4096;
+	case A_COUNT: return 2000;
+	case A_QDISC: return N_OF(qdiscs) - 1;
+	case A_LIMIT: return 1000;
+	case A_KNOB: return N_OF(knobs) - 1;
+	case A_KNOBVAL: return N_OF(knob_values) - 1;
+	case A_RING: return 4096;
+	case A_CHANNELS: return 3;
+	case A_NONE: break;
+	}
+	return 0;
+}
+
+static long pick(struct rng *g, const long *edges, long n, long max)
+{
+	if (rng_next(g) % 4)
+		return edges[rng_next(g) % (uint64_t)n];
+	return (long)(rng_next(g) % (uint64_t)(max + 1));
+}
+
+static long arg_generate(struct rng *g, enum arg a)
+{
+	switch (a) {
+	case A_TXQLEN: return pick(g, txqlens, N_OF(txqlens), arg_max(a));
+	case A_COUNT: return pick(g, counts, N_OF(counts), arg_max(a));
+	case A_LIMIT: return pick(g, limits, N_OF(limits), arg_max(a));
+	case A_RING: return pick(g, rings, N_OF(rings), arg_max(a));
+	case A_UP: return rng_next(g) % 4 != 0;	/* a link is up more often */
+	case A_NONE: return 0;
+	default: return (long)(rng_next(g) % (uint64_t)(arg_max(a) + 1));
+	}
+}
+
+void op_generate(struct rng *g, struct op *op)
+{
+	int total = 0, r;
+
+	for (int k = 0; k < K_N; k++)
+		total += kinds[k].weight;
+	r = (int)(rng_next(g) % (uint64_t)total);
+	for (op->kind = 0; r >= kinds[op->kind].weight; op->kind++)
+		r -= kinds[op->kind].weight;
+	for (int i = 0; i < FZ_NARG; i++)
+		op->a[i] = arg_generate(g, kinds[op->kind].args[i]);
+}
+
+int op_parse(const char *line, struct op *op)
+{
+	char name[16], *end;
+	const char *p = line;
+	int len;
+
+	if (sscanf(p, "%15s%n", name, &len) != 1)
+		return -1;
+	p += len;
+	for (op->kind = 0; op->kind < K_N && strcmp(kinds[op->kind].name, name); op->kind++)
+		;
+	if (op->kind == K_N)
+		return -1;
+	for (int i = 0; i < FZ_NARG; i++) {
+		enum arg a = kinds[op->kind].args[i];
+
+		op->a[i] = 0;
+		if (a == A_NONE)
+			continue;
+		while (*p == ' ')
+			p++;
+		if (*p < '0' || *p > '9')
+			return -1;
+		errno = 0;
+		op->a[i] = strtol(p, &end, 10);
+		if (errno || op->a[i] > arg_max(a))
+			return -1;
+		p = end;
+	}
+	while (*p == ' ' || *p == '\n')
+		p++;
+	return *p ? -1 : 0;
+}
+
+void op_format(const struct op *op, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s", kinds[op->kind].name);
+
+	for (int i = 0; i < FZ_NARG && kinds[op->kind].args[i] != A_NONE; i++)
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0, " %ld", op->a[i]);
+}
+
+void op_usage(FILE *f)
+{
+	for (int k = 0; k < K_N; k++)
+		fprintf(f, "  %-9s %s\n", kinds[k].name, kinds[k].what);
+}
+
+static void say(const struct fz *st, const char *what, int ret)
+{
+	if (st->verbose)
+		printf("  %s: %s\n", what, ret ? strerror(-ret) : "ok");
+}
+
+static int ioctl_ret(int fd, unsigned long req, void *arg)
+{
+	return ioctl(fd, req, arg) < 0 ? -errno : 0;
+}
+
+static void slot_close(struct fz *st, int s)
+{
+	if (st->fd[s] >= 0)
+		close(st->fd[s]);
+	st->fd[s] = -1;
+}
+
+/* Opens /dev/net/tun and attaches it to tap name with flags: fd or -errno. */
+static int tun_open(const char *name, short flags)
+{
+	struct ifreq ifr;
+	int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
+	ifr.ifr_flags = flags;
+	ret = ioctl_ret(fd, TUNSETIFF, &ifr);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+static int op_open(struct fz *st, const long *a)
+{
+	short flags = IFF_TAP | IFF_NO_PI;
+	char name[IFNAMSIZ];
+	int fd;
+
+	if (a[2])
+		flags |= IFF_MULTI_QUEUE;
+	if (a[3])
+		flags |= FZ_IFF_BACKPRESSURE;
+	slot_close(st, (int)a[0]);
+	tap_name((int)a[1], name);
+	fd = tun_open(name, flags);
+	if (fd < 0)
+		return fd;
+	st->fd[a[0]] = fd;
+	st->dev[a[0]] = (int)a[1];
+	return 0;
+}
+
+static int op_queue(struct fz *st, int s, short flags)
+{
+	struct ifreq ifr;
+
+	if (st->fd[s] < 0)
+		return -EBADF;
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = flags;
+	return ioctl_ret(st->fd[s], TUNSETQUEUE, &ifr);
+}
+
+static int op_qdisc(const long *a)
+{
+	char name[IFNAMSIZ], limit[16];
+	char *argv[] = { "tc", "qdisc", "replace", "dev", name, "root", (char *)qdiscs[a[1]],
+			 NULL, NULL, NULL };
+
+	tap_name((int)a[0], name);
+	if (!strcmp(qdiscs[a[1]], "pfifo")) {
+		snprintf(limit, sizeof(limit), "%ld", a[2]);
+		argv[7] = "limit";
+		argv[8] = limit;
+	}
+	return net_exec(argv) ? -EINVAL : 0;
+}
+
+static int op_io(struct fz *st, int s, long n, bool wr)
+{
+	unsigned char buf[2048];
+	int ret = 0;
+
+	if (st->fd[s] < 0)
+		return -EBADF;
+	for (long i = 0; i < n; i++) {
+		ssize_t r = wr ? write(st->fd[s], fz_frame, sizeof(fz_frame))
+			       : read(st->fd[s], buf, sizeof(buf));
+
+		if (r < 0) {
+			ret = -errno;
+			break;
+		}
+	}
+	return ret == -EAGAIN ? 0 : ret;
+}
+
+static int op_send(const long *a)
+{
+	unsigned int sent, refused, other;
+	char name[IFNAMSIZ];
+
+	tap_name((int)a[0], name);
+	return net_send(name, (unsigned int)a[1], &sent, &refused, &other);
+}
+
+static int op_knob(const struct fz *st, const long *a)
+{
+	char path[256];
+
+	if (!st->nic)
+		return 0;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues/rx-0/virtio_net/%s", st->nic,
+		 knobs[a[0]]);
+	return net_write_file(path, knob_values[a[1]]);
+}
+
+static int op_ethtool(const struct fz *st, const char *opt, const char *what, long n)
+{
+	char num[16];
+	char *argv[] = { "ethtool", (char *)opt, (char *)st->nic, (char *)what, num, NULL };
+
+	if (!st->nic)
+		return 0;
+	snprintf(num, sizeof(num), "%ld", n);
+	return net_exec(argv) ? -EINVAL : 0;
+}
+
+/*
+ * A child in a network namespace of its own opens a tap (backpressure as
+ * asked) with tx_queue_len len, sets it up, sends frames at it and exits
+ * without reading them: the namespace goes away with its frames queued.
+ */
+static int op_netns(const long *a)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		short flags = IFF_TAP | IFF_NO_PI | (a[0] ? FZ_IFF_BACKPRESSURE : 0);
+		unsigned int sent, refused, other;
+		int fd;
+
+		if (unshare(CLONE_NEWNET)) {
+			/* EINVAL: a kernel without CONFIG_NET_NS */
+			printf("  netns: unshare: %s\n", strerror(errno));
+			fflush(stdout);
+			_exit(errno == EINVAL ? 0 : 1);
+		}
+		fd = tun_open("fzns", flags);
+		if (fd < 0) {
+			printf("  netns: open fzns: %s\n", strerror(-fd));
+			fflush(stdout);
+			_exit(2);
+		}
+		net_set_txqlen("fzns", (unsigned int)a[1]);
+		net_set_up("fzns", true);
+		net_send("fzns", (unsigned int)a[2], &sent, &refused, &other);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	if (WIFEXITED(status) && WEXITSTATUS(status))
+		printf("  netns: the child's step %d failed\n", WEXITSTATUS(status));
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
+}
+
+int op_run(struct fz *st, const struct op *op)
+{
+	const long *a = op->a;
+	char name[IFNAMSIZ];
+	int ret = 0, s = (int)a[0];
+
+	switch (op->kind) {
+	case K_OPEN:
+		ret = op_open(st, a);
+		break;
+	case K_CLOSE:
+		slot_close(st, s);
+		break;
+	case K_DETACH:
+		ret = op_queue(st, s, IFF_DETACH_QUEUE);
+		break;
+	case K_ATTACH:
+		ret = op_queue(st, s, IFF_ATTACH_QUEUE);
+		break;
+	case K_PERSIST:
+		ret = st->fd[s] < 0 ? -EBADF : ioctl_ret(st->fd[s], TUNSETPERSIST, (void *)(uintptr_t)a[1]);
+		break;
+	case K_TXQLEN:
+		tap_name(s, name);
+		ret = net_set_txqlen(name, (unsigned int)a[1]);
+		break;
+	case K_QDISC:
+		ret = op_qdisc(a);
+		break;
+	case K_LINK:
+		tap_name(s, name);
+		ret = net_set_up(name, a[1]);
+		break;
+	case K_WRITE:
+	case K_READ:
+		ret = op_io(st, s, a[1], op->kind == K_WRITE);
+		break;
+	case K_SEND:
+		ret = op_send(a);
+		break;
+	case K_ACCOUNT:
+		return account_run(st, s, (unsigned int)a[1]);
+	case K_KNOB:
+		ret = op_knob(st, a);
+		break;
+	case K_RING:
+		ret = op_ethtool(st, "-G", "rx", a[0]);
+		break;
+	case K_CHANNELS:
+		ret = op_ethtool(st, "-L", "combined", a[0]);
+		break;
+	case K_NETNS:
+		ret = op_netns(a);
+		break;
+	}
+	say(st, kinds[op->kind].name, ret);
+	return 0;
+}
+
+static void delete_taps(void)
+{
+	for (int d = 0; d < FZ_NDEV; d++) {
+		char name[IFNAMSIZ];
+		char *argv[] = { "ip", "link", "del", name, NULL };
+
+		tap_name(d, name);
+		net_exec(argv);
+	}
+}
+
+void fz_init(struct fz *st, const char *nic)
+{
+	for (int i = 0; i < FZ_NSLOT; i++) {
+		st->fd[i] = -1;
+		st->dev[i] = 0;
+	}
+	st->nic = nic;
+	st->verbose = false;
+	/* no IPv6: the stack sends nothing of its own on the taps */
+	net_write_file("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1");
+	delete_taps();
+}
+
+void fz_cleanup(struct fz *st)
+{
+	for (int i = 0; i < FZ_NSLOT; i++)
+		slot_close(st, i);
+	delete_taps();
+}
