@@ -76,7 +76,7 @@ DEBUG_GUEST := VRB_GUEST_BOOT_TIMEOUT=600 VRB_GUEST_BOOT_QUIET=90 VRB_GUEST_BOOT
 BASE612_VM := tests/vm/series.bats tests/vm/smoke.bats tests/vm/kselftest.bats \
 	tests/vm/backpressure.bats tests/vm/vhost-resets.bats tests/vm/ring-knobs.bats \
 	tests/vm/virtio-refill.bats tests/vm/workload-a.bats tests/vm/workload-b.bats \
-	tests/vm/probes.bats tests/vm/vdpa-gen.bats
+	tests/vm/probes.bats tests/vm/vdpa-gen.bats tests/vm/fuzz.bats
 
 SHELL := /bin/bash
 

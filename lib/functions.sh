@@ -170,9 +170,11 @@ kv_get() {
 	sed -n "s/^$2=//p" "$1" | tail -n 1
 }
 
-# is_uint VALUE: true when VALUE is a non-negative integer.
+# is_uint VALUE: true when VALUE is a non-negative decimal integer: no sign,
+# no leading zero, at most 18 digits (so that test(1) and $(( )) take it).
 is_uint() {
-	case $1 in '' | *[!0-9]*) return 1 ;; esac
+	case $1 in '' | *[!0-9]* | 0?*) return 1 ;; esac
+	[ "${#1}" -le 18 ]
 }
 
 # free_mb DIR: MB free on DIR's filesystem (0 when df cannot tell).

@@ -4,8 +4,8 @@
 # an operation log.
 
 # fuzz_signature LINE: the failure LINE says, without what varies from run
-# to run: a kernel line's timestamp, hex numbers and offsets; for a failed
-# check, its kind ("FAIL: accounting").
+# to run: a kernel line's timestamp, CPU and PID, a task's comm:pid, hex
+# numbers and offsets; for a failed check, its kind ("FAIL: accounting").
 fuzz_signature() {
 	local l=$1
 	case $l in
@@ -14,8 +14,10 @@ fuzz_signature() {
 		echo "FAIL: ${l%%:*}"
 		;;
 	*)
-		printf '%s\n' "$l" | sed -E 's/^[[:space:]]*\[[[:space:]]*[0-9.]+\][[:space:]]*//;
-			s/0x[0-9a-fA-F]+/X/g; s/[0-9a-fA-F]{8,}/X/g; s/\+X\/X//g'
+		printf '%s\n' "$l" | sed -E 's/^[[:space:]]*//; s/\[[[:space:]]*[0-9]+\.[0-9]+\][[:space:]]*//g;
+			s/CPU: [0-9]+ PID: [0-9]+/CPU: N PID: N/; s/ PID: [0-9]+/ PID: N/g;
+			s/0x[0-9a-fA-F]+/X/g; s/[0-9a-fA-F]{8,}/X/g; s/\+X\/X//g;
+			s/([A-Za-z_][A-Za-z0-9_.-]*)[:\/][0-9]+/\1:N/g'
 		;;
 	esac
 }
@@ -28,20 +30,23 @@ fuzz_signature() {
 # the original did, or -1 (it may test them one by one, or all in one
 # guest). The result goes to FUZZ_MIN (an array); progress to stderr.
 fuzz_ddmin() {
-	local tester=$1 dir=$2 n=2 chunk i j k hit kind
+	local tester=$1 dir=$2 n=2 i j k hit kind kinds
 	shift 2
 	FUZZ_MIN=("$@")
+	[ "${#FUZZ_MIN[@]}" -ge 1 ] || { echo "fuzz_ddmin: no operations to minimise" >&2; return 1; }
 	mkdir -p "$dir"
 	while :; do
 		local files=()
 		i=0
-		for kind in $(printf '%s\n' "${FUZZ_MIN[@]}" | cut -d' ' -f1 | sort -u); do
-			printf '%s\n' "${FUZZ_MIN[@]}" | grep -v "^$kind\( \|\$\)" >"$dir/c$i.ops" || continue
+		mapfile -t kinds < <(printf '%s\n' "${FUZZ_MIN[@]}" | awk '{ print $1 }' | sort -u)
+		# a kind's removal; none that would leave nothing
+		[ "${#kinds[@]}" -ge 2 ] || break
+		for kind in "${kinds[@]}"; do
+			printf '%s\n' "${FUZZ_MIN[@]}" | awk -v k="$kind" '$1 != k' >"$dir/c$i.ops"
 			files+=("$dir/c$i.ops")
 			i=$((i + 1))
 		done
-		[ "${#files[@]}" -ge 1 ] || break
-		hit=$("$tester" "${files[@]}")
+		hit=$(fuzz_tested "$tester" "${files[@]}") || return 1
 		printf 'minimise: %d ops, %d kinds: %s\n' "${#FUZZ_MIN[@]}" "${#files[@]}" \
 			"$([ "$hit" -ge 0 ] && echo "a kind removed" || echo "no kind removable")" >&2
 		[ "$hit" -ge 0 ] || break
@@ -49,16 +54,17 @@ fuzz_ddmin() {
 	done
 	while [ "${#FUZZ_MIN[@]}" -ge 2 ]; do
 		[ "$n" -le "${#FUZZ_MIN[@]}" ] || n=${#FUZZ_MIN[@]}
-		chunk=$(((${#FUZZ_MIN[@]} + n - 1) / n))
-		local files=()
+		local files=() len=${#FUZZ_MIN[@]}
+		# part i: [i * len / n, (i + 1) * len / n), none empty
 		for ((i = 0; i < n; i++)); do
 			: >"$dir/c$i.ops"
-			for ((k = 0; k < ${#FUZZ_MIN[@]}; k++)); do
-				[ $((k / chunk)) -eq "$i" ] || printf '%s\n' "${FUZZ_MIN[k]}" >>"$dir/c$i.ops"
+			for ((k = 0; k < len; k++)); do
+				[ "$k" -ge $((i * len / n)) ] && [ "$k" -lt $(((i + 1) * len / n)) ] ||
+					printf '%s\n' "${FUZZ_MIN[k]}" >>"$dir/c$i.ops"
 			done
 			files+=("$dir/c$i.ops")
 		done
-		hit=$("$tester" "${files[@]}")
+		hit=$(fuzz_tested "$tester" "${files[@]}") || return 1
 		printf 'minimise: %d ops, %d parts: %s\n' "${#FUZZ_MIN[@]}" "$n" \
 			"$([ "$hit" -ge 0 ] && echo "part $hit removed" || echo "none removable")" >&2
 		if [ "$hit" -ge 0 ]; then
@@ -71,4 +77,18 @@ fuzz_ddmin() {
 			n=$((j < ${#FUZZ_MIN[@]} ? j : ${#FUZZ_MIN[@]}))
 		fi
 	done
+}
+
+# fuzz_tested TESTER FILE...: TESTER's answer when it is -1 or the index
+# of one of the files; else false, and why on stderr.
+fuzz_tested() {
+	local tester=$1 hit
+	shift
+	hit=$("$tester" "$@")
+	case $hit in
+	-1) ;;
+	'' | *[!0-9]* | 0?*) echo "fuzz_ddmin: $tester answered '$hit', not -1 or a candidate's index" >&2; return 1 ;;
+	*) [ "$hit" -lt $# ] || { echo "fuzz_ddmin: $tester answered $hit of $# candidates" >&2; return 1; } ;;
+	esac
+	echo "$hit"
 }

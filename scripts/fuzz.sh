@@ -12,6 +12,8 @@ export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$
 . "$VRB_ROOT/lib/kernel.sh"
 # shellcheck source=lib/results.sh
 . "$VRB_ROOT/lib/results.sh"
+# shellcheck source=lib/guest.sh
+. "$VRB_ROOT/lib/guest.sh"
 # shellcheck source=lib/fuzz.sh
 . "$VRB_ROOT/lib/fuzz.sh"
 
@@ -37,7 +39,7 @@ console, repro.ops and repro.sh.
   --kernel K      stock, patched (default), or a bzImage
   --seconds S     how long to fuzz, 10 to 86400 (default 600)
   --seed N        the first seed (default: random)
-  --ops N         operations per seed, 1 to 100000 (default 300)
+  --ops N         operations per seed, 1 to 5000 (default 300)
   --no-minimise   stop at the failure
   --out DIR       the result dir (default: a new one under results/)
   --replay FILE   replay FILE and the files after it, in one guest, stopping
@@ -49,7 +51,7 @@ failed, or an error.
 EOF
 }
 
-kernel=patched seconds=600 seed='' ops=300 minimise=1 out='' replay=() found_s=''
+kernel=patched seconds=600 seed='' ops=300 minimise=1 out='' replay=() found_s='' again='' confirmed=''
 
 # guest RUNDIR TIMEOUT ARG...: tests/fuzz/fuzz-guest.sh ARG... in a guest;
 # guest-run.sh's status (123: a splat, 124: timeout, 125: the guest died).
@@ -71,7 +73,8 @@ failed() {
 	local name why
 	name=$(sed -n 's/^start //p' "$1.out" | tail -n 1)
 	[ -n "$name" ] || return 1
-	why=$(sed -n "s/^fail $name: //p" "$1.out" | head -n 1)
+	why=$(sed -n "s/^fail $name: //p" "$1.out")
+	why=${why%%$'\n'*}
 	[ -n "$why" ] || why=$(head -n 1 "$1/splats" 2>/dev/null || true)
 	[ -n "$why" ] || why="the guest stopped ($(tail -n 1 "$1.err"))"
 	printf '%s\t%s\n' "$name" "$why"
@@ -95,23 +98,32 @@ tester() {
 	echo -1
 }
 
+# reproduces FILE N: in how many of N fresh guests FILE fails as the seed did.
+reproduces() {
+	local k=0 r
+	for ((r = 0; r < $2; r++)); do
+		[ "$(tester "$1")" != 0 ] || k=$((k + 1))
+	done
+	echo "$k"
+}
+
 main() {
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--kernel) [ $# -ge 2 ] || die "--kernel needs a value"; kernel=$2; shift 2 ;;
 		--seconds) [ $# -ge 2 ] || die "--seconds needs a value"; check_range --seconds "$2" 10 86400; seconds=$2; shift 2 ;;
 		--seed) [ $# -ge 2 ] || die "--seed needs a value"; check_range --seed "$2" 0 4000000000; seed=$2; shift 2 ;;
-		--ops) [ $# -ge 2 ] || die "--ops needs a value"; check_range --ops "$2" 1 100000; ops=$2; shift 2 ;;
+		--ops) [ $# -ge 2 ] || die "--ops needs a value"; check_range --ops "$2" 1 5000; ops=$2; shift 2 ;;
 		--no-minimise) minimise=''; shift ;;
 		--out) [ $# -ge 2 ] || die "--out needs a value"; out=$2; shift 2 ;;
 		--replay)
 			shift
-			[ $# -ge 1 ] || die "--replay needs a file"
-			while [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; do
-				[ -r "$1" ] || die "cannot read $1"
-				replay+=("$(realpath "$1")")
+			while [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; do
+				if [ ! -f "$1" ] || [ ! -r "$1" ]; then die "cannot read $1"; fi
+				replay+=("$1")
 				shift
 			done
+			[ "${#replay[@]}" -ge 1 ] || die "--replay needs a file"
 			;;
 		-h | --help) usage; return 0 ;;
 		*) usage >&2; die "unknown option '$1'" ;;
@@ -122,6 +134,8 @@ main() {
 	stock | patched) stage "kernels" "$VRB_ROOT/scripts/build-kernels.sh" --variant "$kernel" >&2 ;;
 	*) [ -f "$kernel" ] || die "no kernel image $kernel" ;;
 	esac
+	! guest_hidden "$VRB_CACHE" ||
+		die "the guest cannot see VRB_CACHE=$VRB_CACHE (it has a tmpfs on $VRB_GUEST_TMPFS)"
 	make -s -C "$VRB_ROOT/tests/fuzz" BUILD="$VRB_CACHE/fuzz" >&2 || die "tunfuzz does not build"
 	work=$(mktemp -d "$VRB_CACHE/fuzz/run.XXXXXX")
 	if [ "${#replay[@]}" -gt 0 ]; then
@@ -131,17 +145,26 @@ main() {
 	fi
 }
 
+# replay_files: the --replay files, copied where the guest sees them (it
+# has its own /tmp), in one guest.
 replay_files() {
-	local f
+	local f i copies=()
 	log "replaying ${#replay[@]} file(s) on the $kernel kernel"
-	if guest "$work/replay" 1800 replay eth0 "${replay[@]}"; then
+	mkdir -p "$work/files"
+	for ((i = 0; i < ${#replay[@]}; i++)); do
+		cp "${replay[i]}" "$work/files/$i.ops"
+		copies+=("$work/files/$i.ops")
+	done
+	if guest "$work/replay" 1800 replay eth0 "${copies[@]}"; then
 		log "all passed: $(tail -n 1 "$work/replay.out")"
 		return 0
 	fi
-	f=$(failed "$work/replay") || f="?	the guest stopped before a file ran"
-	i=${f%%$'\t'*}
-	i=${i#replay-}
-	log "failed: ${replay[i]:-?}: ${f#*$'\t'}"
+	if f=$(failed "$work/replay"); then
+		i=${f%%$'\t'*}
+		log "failed: ${replay[${i#replay-}]}: ${f#*$'\t'}"
+	else
+		log "failed: the guest stopped before a file ran ($(tail -n 1 "$work/replay.err"))"
+	fi
 	sed 's/^/  /' "$work/replay.out" >&2
 	return 1
 }
@@ -154,7 +177,9 @@ fuzz() {
 		"seconds=$seconds" >"$out/meta.txt"
 	log "fuzzing the $kernel kernel ($(kernel_flavour)) for $seconds s from seed $seed, $ops ops a seed: $out"
 	t0=$(now)
-	guest "$work/fuzz" $((seconds + 600)) seeds "$seed" $((seed + 100000000)) "$ops" "$seconds" eth0 || rc=$?
+	# the last seed may start just before the deadline and run RUN_TIMEOUT
+	# (900 s, fuzz-guest.sh); the boot and the splat search get the rest
+	guest "$work/fuzz" $((seconds + 1200)) seeds "$seed" $((seed + 100000000)) "$ops" "$seconds" eth0 || rc=$?
 	results_csv_open "$out/seeds.csv" "seed,outcome,ops,accounts_checked,accounts_skipped" \
 		"fuzz_kernel=$kernel"
 	for f in "$work"/fuzz/seed-*.log; do
@@ -171,26 +196,41 @@ fuzz() {
 		return 0
 	fi
 	found_s=$(since "$t0")
-	f=$(failed "$work/fuzz") || die "the guest failed before a seed ran ($rc): $(tail -n 3 "$work/fuzz.err")"
+	if ! f=$(failed "$work/fuzz"); then
+		cp "$work/fuzz/console.log" "$out/console.log" 2>/dev/null || true
+		die "the guest failed before a seed ran ($rc): $(tail -n 3 "$work/fuzz.err"); its console: $out/console.log"
+	fi
 	name=${f%%$'\t'*} why=${f#*$'\t'}
 	signature=$(fuzz_signature "$why")
 	cp "$work/fuzz/$name.log" "$out/"
+	[ ! -f "$work/fuzz/$name.dmesg" ] || cp "$work/fuzz/$name.dmesg" "$out/"
 	cp "$work/fuzz/console.log" "$out/console.log" 2>/dev/null || true
 	log "$name failed: $why"
-	if [ -n "$minimise" ]; then
-		mapfile -t all < <(sed -n 's/^op [0-9]*: //p' "$work/fuzz/$name.log")
+	mapfile -t all < <(sed -n 's/^op [0-9]*: //p' "$work/fuzz/$name.log")
+	printf '%s\n' "${all[@]}" >"$work/all.ops"
+	# the seed ran after others in one guest: does it fail alone?
+	again=$(reproduces "$work/all.ops" 3)
+	log "$name's ${#all[@]} operations alone, in a fresh guest: failed the same way $again times of 3"
+	if [ -n "$minimise" ] && [ "${#all[@]}" -eq 0 ]; then
+		log "not minimised: $name failed before its first operation"
+	elif [ -n "$minimise" ] && [ "$again" -eq 0 ]; then
+		log "not minimised: the failure does not reproduce from the operations alone"
+	elif [ -n "$minimise" ]; then
 		log "minimising ${#all[@]} operations (a guest per round)"
-		fuzz_ddmin tester "$work/min" "${all[@]}"
+		fuzz_ddmin tester "$work/min" "${all[@]}" || die "the minimiser failed"
+		printf '%s\n' "${FUZZ_MIN[@]}" >"$work/min.ops"
+		confirmed=$(reproduces "$work/min.ops" 3)
 		{
 			echo "# tunfuzz reproducer: $signature"
 			echo "# from $name of $(basename "${out%.partial}") on the $kernel kernel ($(kernel_flavour)), ${#all[@]} ops cut to ${#FUZZ_MIN[@]}"
+			echo "# failed the same way in $confirmed of 3 fresh guests; no operation can go alone (one run per candidate)"
 			printf '%s\n' "${FUZZ_MIN[@]}"
 		} >"$out/repro.ops"
 		# shellcheck disable=SC2016 # $0 is the reproducer's own
 		printf '#!/bin/sh\n# Replays repro.ops in a guest (from the repository root).\nexec scripts/fuzz.sh --kernel %s --replay "$(dirname "$0")/repro.ops"\n' \
 			"$kernel" >"$out/repro.sh"
 		chmod +x "$out/repro.sh"
-		log "reproducer: ${#FUZZ_MIN[@]} ops: $out/repro.ops"
+		log "reproducer: ${#FUZZ_MIN[@]} ops, failed the same way in $confirmed of 3 fresh guests: $out/repro.ops"
 	fi
 	finish "$name: $why" "$total"
 	return 1
@@ -205,9 +245,10 @@ finish() {
 		echo
 		echo "- Kernel: $kernel ($(kernel_flavour)), from seed $seed, $ops operations a seed, for $seconds s."
 		echo "- Seeds run: $seeds; operations: $2 ($(tail -n 1 "$work/fuzz.out" | grep '^ran ' || echo 'the guest did not finish'))."
-		echo "- Accounting phases checked: $(grep -v '^#' "$out/seeds.csv" | tail -n +2 | awk -F, '{ c += $4; s += $5 } END { printf "%d (skipped: %d, the tap down or without a carrier)", c, s }')."
+		echo "- Accounting phases checked: $(grep -v '^#' "$out/seeds.csv" | tail -n +2 | awk -F, '{ c += $4; s += $5 } END { printf "%d (skipped: %d: the tap down, without a carrier, or with a queue detached)", c, s }')."
 		[ -z "$found_s" ] || echo "- Failed after $found_s s of guest time (its boot included)."
-		[ ! -f "$out/repro.ops" ] || echo "- Reproducer ($(grep -vc '^#' "$out/repro.ops") ops): repro.ops; replay: repro.sh."
+		[ -z "$again" ] || echo "- The failing seed's operations alone, in a fresh guest: failed the same way $again times of 3."
+		[ ! -f "$out/repro.ops" ] || echo "- Reproducer ($(grep -vc '^#' "$out/repro.ops") ops, failed the same way in $confirmed of 3 fresh guests): repro.ops; replay: repro.sh."
 		echo
 		echo "Made by the harness: $VRB_COMMAND_LINE"
 	} >"$out/summary.md"

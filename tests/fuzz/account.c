@@ -13,14 +13,24 @@
 
 /* A drain is over after this long with nothing to read. */
 #define IDLE_MS 50
-/* How long a qdisc may keep frames once the fds read empty. */
+/* How long a qdisc may keep frames with nothing moving. */
 #define STUCK_MS 2000
+/* The longest a phase waits for its counters to settle, moving or not. */
+#define SETTLE_MAX_MS 30000
 
 static void sleep_ms(long ms)
 {
 	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
 /* Reads every fd opened on dev until none has had a frame for IDLE_MS. */
@@ -48,69 +58,101 @@ static unsigned long drain(const struct fz *st, int dev)
 }
 
 /*
- * Whether dev is up with a carrier and its operstate says so (linkwatch
- * activates the qdisc right after): waits up to 200 ms for the operstate.
+ * Whether dev is up with a carrier and running (its operstate up or, as a
+ * tap's is, unknown; linkwatch activates the qdisc with it): waits up to
+ * 200 ms for IFF_RUNNING, then 20 ms more for the qdisc.
  */
 static bool dev_ready(const char *name)
 {
-	char path[64], state[16] = "";
+	int flags = net_flags(name);
 
-	if (!(net_sysfs_hex(name, "flags") & IFF_UP) || net_sysfs(name, "carrier") != 1)
+	if (flags < 0 || !(flags & IFF_UP) || net_sysfs(name, "carrier") != 1)
 		return false;
-	snprintf(path, sizeof(path), "/sys/class/net/%s/operstate", name);
-	for (int i = 0; i < 10; i++) {
-		FILE *f = fopen(path, "re");
-
-		if (!f)
-			return false;
-		if (!fgets(state, sizeof(state), f))
-			state[0] = '\0';
-		fclose(f);
+	for (int i = 0; i < 10 && !(flags & IFF_RUNNING); i++) {
 		sleep_ms(20);
-		if (!strcmp(state, "up\n"))
-			return true;
+		flags = net_flags(name);
 	}
-	return false;
+	if (flags < 0 || !(flags & IFF_RUNNING))
+		return false;
+	sleep_ms(20);
+	return true;
+}
+
+/*
+ * Whether every fd open on dev has its queue attached. Detaching a queue
+ * purges its ring; under backpressure a tx queue it left stopped stays
+ * stopped, its frames in the qdisc, until a queue is attached again (as
+ * upstream has it), so the phase's judgement does not hold then.
+ */
+static bool queues_attached(const struct fz *st, int dev)
+{
+	for (int i = 0; i < FZ_NSLOT; i++)
+		if (st->fd[i] >= 0 && st->dev[i] == dev && st->detached[i])
+			return false;
+	return true;
 }
 
 struct counts {
+	long long tx_packets;
 	long long tx_dropped;
 	struct qdisc_stats q;
 };
 
 static int snapshot(const char *name, struct counts *c)
 {
+	c->tx_packets = net_sysfs(name, "statistics/tx_packets");
 	c->tx_dropped = net_sysfs(name, "statistics/tx_dropped");
-	if (c->tx_dropped < 0 || net_qdisc_stats(name, &c->q))
+	if (c->tx_packets < 0 || c->tx_dropped < 0 || net_qdisc_stats(name, &c->q))
 		return -1;
 	return 0;
 }
 
+static bool same(const struct counts *a, const struct counts *b)
+{
+	return a->tx_packets == b->tx_packets && a->tx_dropped == b->tx_dropped &&
+	       a->q.drops == b->q.drops && a->q.backlog == b->q.backlog;
+}
+
 /*
- * Reads dev's fds empty until its qdisc holds nothing too (or STUCK_MS
- * passed); c gets the counters then, *got the frames read. -1: unreadable.
+ * Reads dev's fds until nothing moves: an idle drain and two snapshots
+ * IDLE_MS apart that agree, with an empty qdisc; or frames in the qdisc
+ * and nothing moving for STUCK_MS (a stopped queue, for the judgement);
+ * or SETTLE_MAX_MS in all. c gets the last snapshot, *got the frames
+ * read. -1: the counters could not be read.
  */
 static int settle(const struct fz *st, int dev, const char *name, struct counts *c,
 		  unsigned long *got)
 {
+	long long start = now_ms(), moved = start;
+	struct counts prev;
+
 	*got = drain(st, dev);
-	for (int waited = 0;; waited += IDLE_MS) {
+	if (snapshot(name, &prev))
+		return -1;
+	for (;;) {
+		unsigned long n = drain(st, dev);
+
+		*got += n;
 		if (snapshot(name, c))
 			return -1;
-		if (c->q.backlog <= 0 || waited >= STUCK_MS)
+		if (n || !same(c, &prev))
+			moved = now_ms();
+		else if (c->q.backlog <= 0 || now_ms() - moved >= STUCK_MS)
 			return 0;
-		*got += drain(st, dev);
+		if (now_ms() - start >= SETTLE_MAX_MS)
+			return 0;
+		prev = *c;
 	}
 }
 
 int account_judge(const struct account_phase *p, char *why, size_t len)
 {
-	long long seen = (long long)p->read + p->tx_dropped + p->qdisc_drops + p->backlog;
+	long long seen = (long long)p->read + p->tx_dropped + p->qdisc_drops;
 	long long took = (long long)p->sent + p->refused;
 
 	if (p->backlog > 0) {
 		snprintf(why, len,
-			 "stopped queue: %s's qdisc kept %lld frames for %d ms while its fds read empty",
+			 "stopped queue: %s's qdisc kept %lld frames, nothing moving for %d ms, its fds read empty",
 			 p->name, p->backlog, STUCK_MS);
 		return 1;
 	}
@@ -133,6 +175,14 @@ static int judged(const struct account_phase *p)
 	return 1;
 }
 
+/* Prints "FAIL: " and why the counters could not be read. */
+static int unreadable(const char *name)
+{
+	printf("FAIL: counters: %s's statistics or \"tc -s qdisc show\" could not be read\n",
+	       name);
+	return 1;
+}
+
 int account_run(struct fz *st, int dev, unsigned int n)
 {
 	struct account_phase p = { 0 };
@@ -146,22 +196,22 @@ int account_run(struct fz *st, int dev, unsigned int n)
 		printf("  account %s: not up with a carrier, skipped\n", name);
 		return 0;
 	}
-	if (settle(st, dev, name, &b, &got)) {
-		printf("  account %s: counters unreadable, skipped\n", name);
+	if (!queues_attached(st, dev)) {
+		printf("  account %s: a queue detached, skipped\n", name);
 		return 0;
 	}
+	if (settle(st, dev, name, &b, &got))
+		return unreadable(name);
 	/* what the qdisc holds before the phase: a queue stopped already */
 	p.backlog = b.q.backlog;
 	if (judged(&p))
 		return 1;
 	if (net_send(name, n, &p.sent, &p.refused, &p.other)) {
-		printf("  account %s: no packet socket: %s\n", name, strerror(errno));
-		return 0;
+		printf("FAIL: counters: no packet socket for %s: %s\n", name, strerror(errno));
+		return 1;
 	}
-	if (settle(st, dev, name, &a, &got)) {
-		printf("  account %s: counters unreadable, skipped\n", name);
-		return 0;
-	}
+	if (settle(st, dev, name, &a, &got))
+		return unreadable(name);
 	p.read = got;
 	p.tx_dropped = a.tx_dropped - b.tx_dropped;
 	p.qdisc_drops = a.q.drops - b.q.drops;

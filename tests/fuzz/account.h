@@ -17,8 +17,9 @@
 struct account_phase {
 	const char *name;	/* the tap */
 	unsigned int sent;	/* sendto() took the frame */
-	unsigned int refused;	/* ENOBUFS: a qdisc dropped it (and counted it) */
-	unsigned int other;	/* other refusals: never in the stack */
+	unsigned int refused;	/* ENOBUFS (a qdisc dropped it) or ENETDOWN (a
+				 * stopped queue without a qdisc): counted */
+	unsigned int other;	/* other refusals: not taken */
 	unsigned long read;	/* read from the tap's fds */
 	long long tx_dropped;	/* the tap's tx_dropped, its change */
 	long long qdisc_drops;	/* the root qdisc's drops, their change */
@@ -27,15 +28,16 @@ struct account_phase {
 
 /*
  * 0 when the qdisc holds no frame and every frame taken is read or
- * counted; else 1, and why ("stopped queue: ..." or "accounting: ...").
+ * counted as dropped; else 1, and why ("stopped queue: ..." or
+ * "accounting: ...").
  */
 int account_judge(const struct account_phase *p, char *why, size_t len);
 
 /*
  * Sends n frames to tap dev and reads its fds empty; 0 when every frame
- * is accounted for (or the phase cannot run: link down, no carrier,
- * counters unreadable - said on stdout), 1 when the invariant failed
- * ("FAIL: " and the counts on stdout).
+ * is accounted for (or the phase cannot run: the tap down or without a
+ * carrier, "skipped" on stdout), 1 when the invariant failed or the
+ * counters could not be read ("FAIL: " on stdout).
  */
 int account_run(struct fz *st, int dev, unsigned int n);
 

@@ -12,7 +12,8 @@
 #        fuzz-guest.sh replay NIC FILE...
 #          each FILE (tunfuzz --replay); NIC "-" for none
 # Prints per run "start NAME", then "pass NAME" or "fail NAME: WHY" (WHY:
-# the first splat line, or tunfuzz's "FAIL: " line); at the end
+# the first splat line, tunfuzz's "FAIL: " line, a sanitizer's first line,
+# or a timeout); at the end
 # "ran N ops in S s". Exit: 0 all passed; 1 a run failed (the rest not
 # run); 2 bad usage.
 set -euo pipefail
@@ -29,26 +30,34 @@ usage() {
 	exit 2
 }
 
+# A run that takes longer than this is stopped and fails ("timeout").
+RUN_TIMEOUT=900
+
 # one NAME ARG...: runs tunfuzz ARG... with its log in $out/NAME.log;
-# false (and "fail NAME: WHY" said) on a failed check or a splat.
+# false (and "fail NAME: WHY" said) on a failed check, a splat, a
+# sanitizer's report (exit 3) or a timeout.
 one() {
-	local name=$1 log=$out/$1.log rc=0 splat
+	local name=$1 log=$out/$1.log rc=0 lines why
 	shift
 	echo "start $name"
 	dmesg -c >/dev/null
-	ASAN_OPTIONS=detect_leaks=0 "$fuzz" "$@" >"$log" 2>&1 || rc=$?
+	ASAN_OPTIONS=detect_leaks=0:exitcode=3 UBSAN_OPTIONS=exitcode=3 \
+		timeout "$RUN_TIMEOUT" "$fuzz" "$@" >"$log" 2>&1 || rc=$?
 	ops=$((ops + $(grep -c '^op ' "$log" || true)))
-	dmesg -c >"$out/$name.dmesg" || true
-	if splat=$(guest_splats "$out/$name.dmesg" | head -n 1); then
-		echo "fail $name: $splat"
+	dmesg -c >"$out/$name.dmesg" || echo "dmesg -c failed: splats not looked for" >>"$out/$name.dmesg"
+	if lines=$(guest_splats "$out/$name.dmesg"); then
+		echo "fail $name: ${lines%%$'\n'*}"
 		return 1
 	fi
 	rm -f "$out/$name.dmesg"
-	if [ "$rc" -ne 0 ]; then
-		echo "fail $name: $(grep -m 1 '^FAIL: \|^tunfuzz: ' "$log" || echo "exit $rc")"
-		return 1
-	fi
-	echo "pass $name"
+	case $rc in
+	0) echo "pass $name"; return 0 ;;
+	124) why="timeout: still running after $RUN_TIMEOUT s" ;;
+	3) why=$(grep -m 1 'ERROR: AddressSanitizer\|runtime error:' "$log" || echo "sanitizer, exit 3") ;;
+	*) why=$(grep -m 1 '^FAIL: \|^tunfuzz: ' "$log" || echo "exit $rc") ;;
+	esac
+	echo "fail $name: $why"
+	return 1
 }
 
 summary() { echo "ran $ops ops in $(($(date +%s) - t0)) s"; }

@@ -51,6 +51,16 @@ int net_set_txqlen(const char *ifname, unsigned int len)
 	return ifreq_ioctl(ifname, SIOCSIFTXQLEN, &ifr);
 }
 
+int net_flags(const char *ifname)
+{
+	struct ifreq ifr;
+	int ret;
+
+	memset(&ifr, 0, sizeof(ifr));
+	ret = ifreq_ioctl(ifname, SIOCGIFFLAGS, &ifr);
+	return ret ? ret : (unsigned short)ifr.ifr_flags;
+}
+
 int net_set_up(const char *ifname, bool up)
 {
 	struct ifreq ifr;
@@ -163,7 +173,7 @@ int net_send(const char *ifname, unsigned int n, unsigned int *sent, unsigned in
 
 		if (r == (ssize_t)sizeof(fz_frame))
 			(*sent)++;
-		else if (r < 0 && errno == ENOBUFS)
+		else if (r < 0 && (errno == ENOBUFS || errno == ENETDOWN))
 			(*dropped)++;
 		else
 			(*other)++;

@@ -18,6 +18,9 @@ void tap_name(int i, char *name);
 /* Sets tx_queue_len; 0 or -errno. */
 int net_set_txqlen(const char *ifname, unsigned int len);
 
+/* The interface flags SIOCGIFFLAGS reports (IFF_RUNNING included), or -errno. */
+int net_flags(const char *ifname);
+
 /* Sets the link up or down; 0 or -errno. */
 int net_set_up(const char *ifname, bool up);
 
@@ -36,8 +39,9 @@ int net_write_file(const char *path, const char *s);
 /*
  * Sends n frames of 60 bytes from a packet socket to ifname, not waiting:
  * *sent gets those the stack took, *dropped those it refused with ENOBUFS
- * (a qdisc counted them), *other the other refusals. 0, or -errno when no
- * socket could be made.
+ * (a qdisc dropped them) or ENETDOWN (a stopped queue without a qdisc:
+ * the core counts them in tx_dropped), *other the other refusals. 0, or
+ * -errno when no socket could be made.
  */
 int net_send(const char *ifname, unsigned int n, unsigned int *sent, unsigned int *dropped,
 	     unsigned int *other);

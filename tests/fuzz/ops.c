@@ -138,7 +138,9 @@ int op_parse(const char *line, struct op *op)
 		op->a[i] = 0;
 		if (a == A_NONE)
 			continue;
-		while (*p == ' ')
+		if (*p != ' ' && *p != '\t')
+			return -1;
+		while (*p == ' ' || *p == '\t')
 			p++;
 		if (*p < '0' || *p > '9')
 			return -1;
@@ -148,7 +150,7 @@ int op_parse(const char *line, struct op *op)
 			return -1;
 		p = end;
 	}
-	while (*p == ' ' || *p == '\n')
+	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
 		p++;
 	return *p ? -1 : 0;
 }
@@ -183,6 +185,7 @@ static void slot_close(struct fz *st, int s)
 	if (st->fd[s] >= 0)
 		close(st->fd[s]);
 	st->fd[s] = -1;
+	st->detached[s] = false;
 }
 
 /* Opens /dev/net/tun and attaches it to tap name with flags: fd or -errno. */
@@ -358,10 +361,10 @@ int op_run(struct fz *st, const struct op *op)
 		slot_close(st, s);
 		break;
 	case K_DETACH:
-		ret = op_queue(st, s, IFF_DETACH_QUEUE);
-		break;
 	case K_ATTACH:
-		ret = op_queue(st, s, IFF_ATTACH_QUEUE);
+		ret = op_queue(st, s, op->kind == K_DETACH ? IFF_DETACH_QUEUE : IFF_ATTACH_QUEUE);
+		if (!ret)
+			st->detached[s] = op->kind == K_DETACH;
 		break;
 	case K_PERSIST:
 		ret = st->fd[s] < 0 ? -EBADF : ioctl_ret(st->fd[s], TUNSETPERSIST, (void *)(uintptr_t)a[1]);
@@ -419,6 +422,7 @@ void fz_init(struct fz *st, const char *nic)
 	for (int i = 0; i < FZ_NSLOT; i++) {
 		st->fd[i] = -1;
 		st->dev[i] = 0;
+		st->detached[i] = false;
 	}
 	st->nic = nic;
 	st->verbose = false;

@@ -3,8 +3,8 @@
  * The fuzzer's operations on tun/tap and the state they touch: one
  * operation is a kind and up to four numbers, drawn from a seeded
  * generator or read back from a log line ("txqlen 0 0"), so that a logged
- * sequence replays exactly. Each kind's line, arguments and effect are in
- * the table in ops.c.
+ * sequence replays as the same operations. Each kind's line, arguments and
+ * effect are in the table in ops.c.
  */
 #ifndef OPS_H
 #define OPS_H
@@ -27,6 +27,7 @@ struct op {
 struct fz {
 	int fd[FZ_NSLOT];	/* -1: closed */
 	int dev[FZ_NSLOT];	/* which tap the fd was opened on */
+	bool detached[FZ_NSLOT];	/* its queue detached (TUNSETQUEUE) */
 	const char *nic;	/* a virtio-net device for its knobs, or NULL */
 	bool verbose;		/* each operation's answer on stdout */
 };

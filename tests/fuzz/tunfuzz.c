@@ -8,7 +8,7 @@
  *
  * Every operation is printed ("op N: LINE") and flushed before it runs, so
  * that the log of a run the kernel killed ends at the operation that did
- * it; the lines after "op N: " replay the run exactly (--replay).
+ * it; the lines after "op N: " replay its operations (--replay).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -69,8 +69,11 @@ static int run_seed(struct fz *st, unsigned long long seed, unsigned long long n
 static int run_file(struct fz *st, const char *path, int print_only)
 {
 	unsigned long i = 0, lineno = 0;
-	char line[256];
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
 	struct op op;
+	int ret = 0;
 	FILE *f;
 
 	f = fopen(path, "re");
@@ -78,24 +81,31 @@ static int run_file(struct fz *st, const char *path, int print_only)
 		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
 		return 2;
 	}
-	while (fgets(line, sizeof(line), f)) {
+	while ((len = getline(&line, &cap, f)) >= 0) {
 		const char *p = line + strspn(line, " \t");
 
 		lineno++;
-		if (*p == '\n' || *p == '#' || !*p)
+		/* a file written on another system: its CR goes with the newline */
+		line[strcspn(line, "\r\n")] = '\0';
+		if (*p == '#' || !*p)
 			continue;
 		if (op_parse(p, &op)) {
-			fprintf(stderr, "%s: %s:%lu: not an operation: %s", prog, path, lineno, p);
-			fclose(f);
-			return 2;
+			fprintf(stderr, "%s: %s:%lu: not an operation: %s\n", prog, path, lineno, p);
+			ret = 2;
+			break;
 		}
 		if (step(st, i++, &op, print_only)) {
-			fclose(f);
-			return 1;
+			ret = 1;
+			break;
 		}
 	}
+	if (!ret && ferror(f)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		ret = 2;
+	}
+	free(line);
 	fclose(f);
-	return 0;
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -128,6 +138,10 @@ int main(int argc, char **argv)
 			have_n = 1;
 			break;
 		case 'r':
+			if (replay) {
+				fprintf(stderr, "%s: one --replay FILE\n", prog);
+				return 2;
+			}
 			replay = optarg;
 			break;
 		case 'i':

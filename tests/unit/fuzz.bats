@@ -39,12 +39,17 @@ ops() { sed -n 's/^op [0-9]*: //p' "$1"; }
 	run "$FZ" --replay "$BATS_TEST_TMPDIR/with-comments.ops" --print-only
 	[ "$status" -eq 0 ]
 	diff <(ops <(echo "$output")) "$BATS_TEST_TMPDIR/log.ops"
+	# tabs between the numbers, a CRLF file, no newline at the end: the same operations
+	printf 'open\t1 0\t0 1\r\nlink 0 1\r\n\ttxqlen 0 0 \r\nsend 0 2' >"$BATS_TEST_TMPDIR/crlf.ops"
+	run "$FZ" --replay "$BATS_TEST_TMPDIR/crlf.ops" --print-only
+	[ "$status" -eq 0 ]
+	[ "$(ops <(echo "$output") | tr '\n' ,)" = "open 1 0 0 1,link 0 1,txqlen 0 0,send 0 2," ]
 }
 
 @test "tunfuzz: a line that is not an operation is refused with its file and line" {
 	local bad
 	for bad in 'open 4 0 0 0' 'open 0 0 0' 'open 0 0 0 0 0' 'txqlen 0 4097' 'send 0 -1' \
-		'qdisc 0 4 0' 'knob 0 20' 'frob 1' 'read 0 1x' 'link 0 2'; do
+		'qdisc 0 4 0' 'knob 0 20' 'frob 1' 'read 0 1x' 'link 0 2' 'link0 1' 'openopenopenopenopen 0 0 0 0'; do
 		printf 'close 0\n%s\n' "$bad" >"$BATS_TEST_TMPDIR/bad.ops"
 		run "$FZ" --replay "$BATS_TEST_TMPDIR/bad.ops" --print-only
 		echo "$bad: $output"
@@ -54,6 +59,10 @@ ops() { sed -n 's/^op [0-9]*: //p' "$1"; }
 	run "$FZ" --replay "$BATS_TEST_TMPDIR/none.ops" --print-only
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"none.ops: No such file or directory"* ]]
+	# a directory opens but does not read
+	run "$FZ" --replay "$BATS_TEST_TMPDIR" --print-only
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"$BATS_TEST_TMPDIR: Is a directory"* ]]
 }
 
 @test "tunfuzz: bad options are refused with exit status 2" {
@@ -69,6 +78,9 @@ ops() { sed -n 's/^op [0-9]*: //p' "$1"; }
 	[ "$status" -eq 2 ]
 	run "$FZ" --replay f --seed 1
 	[ "$status" -eq 2 ]
+	run "$FZ" --replay f --replay g
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"one --replay FILE"* ]]
 	run "$FZ" --seed 1 --ops 1 extra
 	[ "$status" -eq 2 ]
 	run "$FZ" --help
@@ -91,8 +103,21 @@ ops() { sed -n 's/^op [0-9]*: //p' "$1"; }
 	b=$(fuzz_signature '[  301.000001] BUG: kernel NULL pointer dereference, address: 0000000000000010')
 	[ "$a" = "$b" ]
 	[ "$a" = "BUG: kernel NULL pointer dereference, address: X" ]
+	# a console line (its timestamp after a prefix, or two of them)
+	[ "$(fuzz_signature 'fail seed-1: [ 7.250000] [    7.250001] BUG: kernel NULL pointer dereference, address: 0000000000000010')" = \
+		"fail seed-1: BUG: kernel NULL pointer dereference, address: X" ]
+	# other CPUs, PIDs, offsets: the same WARN, hung task, atomic sleep
 	[ "$(fuzz_signature '[ 1.0] WARNING: CPU: 0 PID: 81 at net/core/dev.c:123 f+0x1c/0x90')" = \
-		"$(fuzz_signature '[ 9.5] WARNING: CPU: 0 PID: 81 at net/core/dev.c:123 f+0x2c/0x90')" ]
+		"$(fuzz_signature '[ 9.5] WARNING: CPU: 1 PID: 4711 at net/core/dev.c:123 f+0x2c/0x90')" ]
+	[ "$(fuzz_signature '[ 9.5] WARNING: CPU: 1 PID: 4711 at net/core/dev.c:123 f+0x2c/0x90')" = \
+		"WARNING: CPU: N PID: N at net/core/dev.c:N f" ]
+	[ "$(fuzz_signature 'INFO: task tunfuzz:81 blocked for more than 120 seconds.')" = \
+		"$(fuzz_signature 'INFO: task tunfuzz:4711 blocked for more than 120 seconds.')" ]
+	[ "$(fuzz_signature 'BUG: scheduling while atomic: tunfuzz/81/0x00000002')" = \
+		"$(fuzz_signature 'BUG: scheduling while atomic: tunfuzz/4711/0x00000102')" ]
+	# another function is another failure
+	[ "$(fuzz_signature 'WARNING: CPU: 0 PID: 81 at net/core/dev.c:123 f+0x1c/0x90')" != \
+		"$(fuzz_signature 'WARNING: CPU: 0 PID: 81 at net/core/dev.c:123 g+0x1c/0x90')" ]
 	[ "$(fuzz_signature 'FAIL: accounting: fz0 took 64 frames, 63 are read or counted')" = "FAIL: accounting" ]
 	[ "$(fuzz_signature 'FAIL: stopped queue: fz1 qdisc kept 3 frames')" = "FAIL: stopped queue" ]
 	[ "$(fuzz_signature 'FAIL: accounting: x')" != "$(fuzz_signature 'FAIL: stopped queue: x')" ]
@@ -105,6 +130,20 @@ fails_with_b_and_e() {
 	echo x >>"$BATS_TEST_TMPDIR/calls"
 	for f in "$@"; do
 		if grep -qx b "$f" && grep -qx e "$f"; then
+			echo "$i"
+			return
+		fi
+		i=$((i + 1))
+	done
+	echo -1
+}
+
+# fails_with_x1_to_x4 CANDIDATE...: the first candidate holding "x 1" to
+# "x 4", or -1.
+fails_with_x1_to_x4() {
+	local i=0 f
+	for f in "$@"; do
+		if [ "$(grep -cx 'x [1-4]' "$f")" -eq 4 ]; then
 			echo "$i"
 			return
 		fi
@@ -127,9 +166,38 @@ fails_with_b_and_e() {
 	[ "${FUZZ_MIN[*]}" = "b e" ]
 	grep -q '^minimise: 6 ops, 3 kinds: a kind removed' "$BATS_TEST_TMPDIR/progress"
 	grep -q '^minimise: 2 ops, 2 kinds: no kind removable' "$BATS_TEST_TMPDIR/progress"
+	# no part is empty (an empty part's complement is the whole sequence,
+	# which fails: a round that removes nothing): 4 ops in 3 parts
+	fuzz_ddmin fails_with_x1_to_x4 "$BATS_TEST_TMPDIR/min4" "x 1" "x 2" "x 3" "x 4" "x 5" "x 6" \
+		2>"$BATS_TEST_TMPDIR/progress"
+	[ "${FUZZ_MIN[*]}" = "x 1 x 2 x 3 x 4" ]
+	grep -q '^minimise: 4 ops, 3 parts: none removable' "$BATS_TEST_TMPDIR/progress"
 	# one operation that fails alone stays alone; a sequence that is minimal stays
 	fuzz_ddmin fails_with_b_and_e "$BATS_TEST_TMPDIR/min2" b e 2>/dev/null
 	[ "${FUZZ_MIN[*]}" = "b e" ]
+	# kinds named by a pattern's characters are removed as words, not patterns
+	fuzz_ddmin fails_with_b_and_e "$BATS_TEST_TMPDIR/min5" "." b "[a-z]" e "*" 2>/dev/null
+	[ "${FUZZ_MIN[*]}" = "b e" ]
+}
+
+# answers CANDIDATE...: answers "$ANSWER" whatever the candidates.
+answers() { echo "$ANSWER"; }
+
+@test "fuzz_ddmin: refuses no operations, and a tester's answer that names no candidate" {
+	load_libs
+	. "$VRB_ROOT/lib/fuzz.sh"
+	run fuzz_ddmin fails_with_b_and_e "$BATS_TEST_TMPDIR/m0"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"no operations to minimise"* ]]
+	for ANSWER in 3 7 -2 x "" 01; do
+		export ANSWER
+		run fuzz_ddmin answers "$BATS_TEST_TMPDIR/m1" a b c
+		echo "$ANSWER: $output"
+		[ "$status" -ne 0 ]
+		[[ "$output" == *"fuzz_ddmin: answers answered"* ]]
+	done
+	ANSWER=-1 run fuzz_ddmin answers "$BATS_TEST_TMPDIR/m2" a b c
+	[ "$status" -eq 0 ]
 }
 
 @test "fuzz.sh: --help, and bad options refused before anything is built" {
@@ -140,7 +208,10 @@ fails_with_b_and_e() {
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"--seconds must be an integer from 10 to 86400, not '5'"* ]]
 	run "$VRB_ROOT/scripts/fuzz.sh" --ops 0
-	[[ "$output" == *"--ops must be an integer from 1 to 100000, not '0'"* ]]
+	[[ "$output" == *"--ops must be an integer from 1 to 5000, not '0'"* ]]
+	run "$VRB_ROOT/scripts/fuzz.sh" --replay --kernel stock
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--replay needs a file"* ]]
 	run "$VRB_ROOT/scripts/fuzz.sh" --replay "$BATS_TEST_TMPDIR/none.ops"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"cannot read $BATS_TEST_TMPDIR/none.ops"* ]]

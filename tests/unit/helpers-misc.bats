@@ -12,7 +12,7 @@ setup() {
 	[ "$status" -eq 0 ]
 	run check_range --x 8 1 8
 	[ "$status" -eq 0 ]
-	for bad in 0 9 -1 abc 1.5 ""; do
+	for bad in 0 9 -1 abc 1.5 "" 08 +1 " 1" 0000000000000000001 1000000000000000000; do
 		run check_range --x "$bad" 1 8
 		[ "$status" -ne 0 ]
 		[[ "$output" == *"--x must be an integer from 1 to 8"* ]]
