@@ -115,7 +115,7 @@ fuzz: deps
 	@rc=0; for base in 6.1 6.12; do for k in stock patched; do \
 		VRB_BASE=$$base VRB_KERNEL_FLAVOUR=$(FUZZ_FLAVOUR) \
 		$(if $(filter debug,$(FUZZ_FLAVOUR)),$(DEBUG_GUEST)) \
-		scripts/fuzz.sh --kernel $$k --seconds $(FUZZ_S) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED)) || rc=1; \
+		scripts/fuzz.sh --kernel $$k --seconds $(FUZZ_S) --coverage $(if $(FUZZ_SEED),--seed $(FUZZ_SEED)) || rc=1; \
 	done; done; exit $$rc
 
 soak-backpressure: deps

@@ -92,3 +92,37 @@ fuzz_tested() {
 	esac
 	echo "$hit"
 }
+
+# The objects whose functions a coverage run counts: tun/tap, vhost-net,
+# virtio_net (ptr_ring.h is inlined into them: its functions have no entry
+# of their own unless the compiler left a copy, which is then listed).
+FUZZ_COVER_OBJS="drivers/net/tun.o drivers/net/tap.o drivers/vhost/net.o drivers/net/virtio_net.o"
+
+# fuzz_functions OUTDIR: "OBJECT FUNCTION" for each function of
+# FUZZ_COVER_OBJS in the kernel build OUTDIR (its text symbols, without
+# the .cold parts that are no function's entry); false when one is missing.
+fuzz_functions() {
+	local o
+	for o in $FUZZ_COVER_OBJS; do
+		[ -f "$1/$o" ] || { echo "fuzz_functions: no $1/$o" >&2; return 1; }
+		nm --defined-only "$1/$o" | awk -v o="$o" '$2 ~ /^[tT]$/ && $3 !~ /\.cold$/ { print o, $3 }' |
+			sort -u
+	done
+}
+
+# fuzz_coverage LIST PROFILE: "object,function,hits" for each line of LIST
+# (fuzz_functions'), the hits from PROFILE (kprobe_profile after a run: the
+# probe of LIST's line i is c_i); hits empty where no probe could be set.
+fuzz_coverage() {
+	echo "object,function,hits"
+	awk 'NR == FNR { if ($1 ~ /^c_[0-9]+$/) hits[substr($1, 3)] = $2; next }
+	     { i = FNR - 1; printf "%s,%s,%s\n", $1, $2, (i in hits) ? hits[i] : "" }' "$2" "$1"
+}
+
+# fuzz_reached CSV: a line per object of fuzz_coverage's CSV: functions
+# reached (hit at least once) of those probed, and those not probed.
+fuzz_reached() {
+	awk -F, 'NR > 1 { n[$1]++; if ($3 != "") p[$1]++; if ($3 > 0) r[$1]++; if (!($1 in seen)) { seen[$1] = 1; order[++k] = $1 } }
+	     END { for (i = 1; i <= k; i++) { o = order[i]
+	         printf "%s: %d of %d functions reached (%d not probeable)\n", o, r[o], p[o], n[o] - p[o] } }' "$1"
+}

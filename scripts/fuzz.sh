@@ -20,7 +20,7 @@ export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$
 usage() {
 	cat <<EOF
 Usage: scripts/fuzz.sh [--kernel K] [--seconds S] [--seed N] [--ops N]
-                       [--no-minimise] [--out DIR]
+                       [--no-minimise] [--coverage] [--out DIR]
        scripts/fuzz.sh [--kernel K] --replay FILE...
 
 Boots kernel K (stock, patched, or a bzImage path; default patched; the
@@ -41,6 +41,9 @@ console, repro.ops and repro.sh.
   --seed N        the first seed (default: random)
   --ops N         operations per seed, 1 to 5000 (default 300)
   --no-minimise   stop at the failure
+  --coverage      count each function's entries in tun.o, tap.o, vhost's
+                  net.o and virtio_net.o with a kprobe (K stock or patched:
+                  the functions come from its build): coverage.csv
   --out DIR       the result dir (default: a new one under results/)
   --replay FILE   replay FILE and the files after it, in one guest, stopping
                   at the first that fails; no result dir. Exit 0: all passed
@@ -52,6 +55,7 @@ EOF
 }
 
 kernel=patched seconds=600 seed='' ops=300 minimise=1 out='' replay=() found_s='' again='' confirmed=''
+coverage='' cover=''
 
 # guest RUNDIR TIMEOUT ARG...: tests/fuzz/fuzz-guest.sh ARG... in a guest;
 # guest-run.sh's status (123: a splat, 124: timeout, 125: the guest died).
@@ -61,7 +65,8 @@ guest() {
 	rm -rf "$run"
 	"$VRB_ROOT/scripts/guest-run.sh" --kernel "$kernel" --nic --append panic_on_oops=1 \
 		--run-dir "$run" --timeout "$timeout" -- \
-		env VRB_FUZZ_BIN="$VRB_CACHE/fuzz/tunfuzz" "$VRB_ROOT/tests/fuzz/fuzz-guest.sh" "$@" \
+		env VRB_FUZZ_BIN="$VRB_CACHE/fuzz/tunfuzz" ${cover:+VRB_FUZZ_COVER="$cover"} \
+		"$VRB_ROOT/tests/fuzz/fuzz-guest.sh" "$@" \
 		>"$run.out" 2>"$run.err" || rc=$?
 	return "$rc"
 }
@@ -115,6 +120,7 @@ main() {
 		--seed) [ $# -ge 2 ] || die "--seed needs a value"; check_range --seed "$2" 0 4000000000; seed=$2; shift 2 ;;
 		--ops) [ $# -ge 2 ] || die "--ops needs a value"; check_range --ops "$2" 1 5000; ops=$2; shift 2 ;;
 		--no-minimise) minimise=''; shift ;;
+		--coverage) coverage=1; shift ;;
 		--out) [ $# -ge 2 ] || die "--out needs a value"; out=$2; shift 2 ;;
 		--replay)
 			shift
@@ -129,7 +135,8 @@ main() {
 		*) usage >&2; die "unknown option '$1'" ;;
 		esac
 	done
-	[ "${#replay[@]}" -eq 0 ] || [ -z "$out$seed" ] || die "--replay takes --kernel only"
+	[ "${#replay[@]}" -eq 0 ] || [ -z "$out$seed$coverage" ] || die "--replay takes --kernel only"
+	case $kernel in stock | patched) ;; *) [ -z "$coverage" ] || die "--coverage needs --kernel stock or patched (the functions come from its build)" ;; esac
 	case $kernel in
 	stock | patched) stage "kernels" "$VRB_ROOT/scripts/build-kernels.sh" --variant "$kernel" >&2 ;;
 	*) [ -f "$kernel" ] || die "no kernel image $kernel" ;;
@@ -176,6 +183,10 @@ fuzz() {
 	results_meta "fuzz_kernel=$kernel" "first_seed=$seed" "ops_per_seed=$ops" \
 		"seconds=$seconds" >"$out/meta.txt"
 	log "fuzzing the $kernel kernel ($(kernel_flavour)) for $seconds s from seed $seed, $ops ops a seed: $out"
+	if [ -n "$coverage" ]; then
+		cover=$work/cover.list
+		fuzz_functions "$(kernel_outdir "$kernel")" >"$cover" || die "no functions to count"
+	fi
 	t0=$(now)
 	# the last seed may start just before the deadline and run RUN_TIMEOUT
 	# (900 s, fuzz-guest.sh); the boot and the splat search get the rest
@@ -189,6 +200,14 @@ fuzz() {
 		! grep -qx "pass $name" "$work/fuzz.out" || outcome=pass
 		echo "${name#seed-},$outcome,$(grep -c '^op ' "$f" || true),$(grep -c '^  account .*: sent ' "$f" || true),$(grep -c '^  account .*skipped' "$f" || true)"
 	done | sort -t, -k1,1n >>"$out/seeds.csv"
+	cover=''
+	if [ -n "$coverage" ]; then
+		if [ -f "$work/fuzz/coverage.profile" ]; then
+			fuzz_coverage "$work/cover.list" "$work/fuzz/coverage.profile" >"$out/coverage.csv"
+		else
+			log "no coverage: the guest did not finish"
+		fi
+	fi
 	local total
 	total=$(grep -v '^#' "$out/seeds.csv" | tail -n +2 | awk -F, '{ s += $3 } END { print s + 0 }')
 	if [ "$rc" -eq 0 ]; then
@@ -246,6 +265,7 @@ finish() {
 		echo "- Kernel: $kernel ($(kernel_flavour)), from seed $seed, $ops operations a seed, for $seconds s."
 		echo "- Seeds run: $seeds; operations: $2 ($(tail -n 1 "$work/fuzz.out" | grep '^ran ' || echo 'the guest did not finish'))."
 		echo "- Accounting phases checked: $(grep -v '^#' "$out/seeds.csv" | tail -n +2 | awk -F, '{ c += $4; s += $5 } END { printf "%d (skipped: %d: the tap down, without a carrier, or with a queue detached)", c, s }')."
+		[ ! -f "$out/coverage.csv" ] || fuzz_reached "$out/coverage.csv" | sed 's/^/- Coverage, /'
 		[ -z "$found_s" ] || echo "- Failed after $found_s s of guest time (its boot included)."
 		[ -z "$again" ] || echo "- The failing seed's operations alone, in a fresh guest: failed the same way $again times of 3."
 		[ ! -f "$out/repro.ops" ] || echo "- Reproducer ($(grep -vc '^#' "$out/repro.ops") ops, failed the same way in $confirmed of 3 fresh guests): repro.ops; replay: repro.sh."

@@ -16,6 +16,9 @@
 # or a timeout); at the end
 # "ran N ops in S s". Exit: 0 all passed; 1 a run failed (the rest not
 # run); 2 bad usage.
+# With VRB_FUZZ_COVER=LIST ("OBJECT FUNCTION" lines, lib/fuzz.sh's
+# fuzz_functions), a kprobe counts each function's entries (c_I for LIST's
+# line I) and $VRB_OUT/coverage.profile gets kprobe_profile at the end.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=lib/guest.sh
@@ -60,7 +63,27 @@ one() {
 	return 1
 }
 
-summary() { echo "ran $ops ops in $(($(date +%s) - t0)) s"; }
+TRACING=/sys/kernel/tracing
+
+# cover_start LIST: a kprobe on each function of LIST, counting (tracing
+# off: kprobe_profile counts the hits without the trace buffer).
+cover_start() {
+	local i=0 set=0 fn
+	echo 0 >"$TRACING/tracing_on"
+	while read -r _ fn; do
+		! echo "p:fzcov/c_$i $fn" >>"$TRACING/kprobe_events" 2>/dev/null || set=$((set + 1))
+		i=$((i + 1))
+	done <"$1"
+	[ "$set" -eq 0 ] || echo 1 >"$TRACING/events/fzcov/enable"
+	echo "coverage: $set of $i functions probed"
+}
+
+summary() {
+	[ -z "${VRB_FUZZ_COVER:-}" ] || cp "$TRACING/kprobe_profile" "$out/coverage.profile"
+	echo "ran $ops ops in $(($(date +%s) - t0)) s"
+}
+
+[ -z "${VRB_FUZZ_COVER:-}" ] || cover_start "$VRB_FUZZ_COVER"
 
 [ $# -ge 1 ] || usage
 case $1 in

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/if_tun.h>
+#include <linux/vhost.h>
 #include <net/if.h>
 #include <sched.h>
 #include <stdint.h>
@@ -22,6 +23,8 @@ static const long txqlens[] = { 0, 1, 2, 3, 16, 64, 1000 };
 static const long counts[] = { 1, 2, 16, 64, 300 };
 static const long limits[] = { 0, 1, 2, 16, 1000 };
 static const long rings[] = { 0, 1, 2, 64, 128, 256, 512, 1024, 4096 };
+/* vhost-net rx batches: the series takes 1 to 256 */
+static const long batches[] = { 0, 1, 2, 64, 256, 257, 65535, 4294967295L };
 static const char *const qdiscs[] = { "noqueue", "pfifo_fast", "fq_codel", "pfifo" };
 static const char *const knobs[] = { "min_numfree", "refill_max" };
 /* What is written to a knob: good values, bad ones, malformed strings. */
@@ -33,7 +36,7 @@ static const char *const knob_values[] = {
 #define N_OF(a) ((long)(sizeof(a) / sizeof((a)[0])))
 
 enum arg { A_SLOT, A_DEV, A_BOOL, A_UP, A_TXQLEN, A_COUNT, A_QDISC, A_LIMIT, A_KNOB, A_KNOBVAL,
-	   A_RING, A_CHANNELS, A_NONE };
+	   A_RING, A_CHANNELS, A_VQ, A_BATCH, A_NONE };
 
 struct kind {
 	const char *name;
@@ -43,7 +46,7 @@ struct kind {
 };
 
 enum { K_OPEN, K_CLOSE, K_DETACH, K_ATTACH, K_PERSIST, K_TXQLEN, K_QDISC, K_LINK, K_WRITE,
-       K_READ, K_SEND, K_ACCOUNT, K_KNOB, K_RING, K_CHANNELS, K_NETNS, K_N };
+       K_READ, K_SEND, K_ACCOUNT, K_KNOB, K_RING, K_CHANNELS, K_NETNS, K_RXBATCH, K_N };
 
 #define NO A_NONE
 static const struct kind kinds[K_N] = {
@@ -63,6 +66,7 @@ static const struct kind kinds[K_N] = {
 	[K_RING] = { "ring", 2, { A_RING, NO, NO, NO }, "ENTRIES" },
 	[K_CHANNELS] = { "channels", 1, { A_CHANNELS, NO, NO, NO }, "COMBINED" },
 	[K_NETNS] = { "netns", 2, { A_BOOL, A_TXQLEN, A_COUNT, NO }, "BACKPRESSURE LEN FRAMES" },
+	[K_RXBATCH] = { "rxbatch", 2, { A_VQ, A_BATCH, NO, NO }, "VRING BATCH" },
 };
 
 /* The largest value each argument takes (the smallest is 0). */
@@ -81,6 +85,8 @@ static long arg_max(enum arg a)
 	case A_KNOBVAL: return N_OF(knob_values) - 1;
 	case A_RING: return 4096;
 	case A_CHANNELS: return 3;
+	case A_VQ: return 2;
+	case A_BATCH: return 4294967295L;
 	case A_NONE: break;
 	}
 	return 0;
@@ -100,6 +106,7 @@ static long arg_generate(struct rng *g, enum arg a)
 	case A_COUNT: return pick(g, counts, N_OF(counts), arg_max(a));
 	case A_LIMIT: return pick(g, limits, N_OF(limits), arg_max(a));
 	case A_RING: return pick(g, rings, N_OF(rings), arg_max(a));
+	case A_BATCH: return pick(g, batches, N_OF(batches), 512);
 	case A_UP: return rng_next(g) % 4 != 0;	/* a link is up more often */
 	case A_NONE: return 0;
 	default: return (long)(rng_next(g) % (uint64_t)(arg_max(a) + 1));
@@ -347,6 +354,58 @@ static int op_netns(const long *a)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
 }
 
+#ifndef VHOST_NET_SET_VRING_RX_BATCH
+#define VHOST_NET_SET_VRING_RX_BATCH _IOW(VHOST_VIRTIO, 0x38, struct vhost_vring_state)
+#define VHOST_NET_GET_VRING_RX_BATCH _IOWR(VHOST_VIRTIO, 0x39, struct vhost_vring_state)
+#endif
+
+/*
+ * The series' vhost-net rx batch on vring a[0], set to a[1], on a
+ * /dev/vhost-net this process owns: a set must take a batch of 1 to 256
+ * on the rx vring (0), refuse anything else with EINVAL, and leave the
+ * batch unchanged when it refuses. 1 (FAIL printed) when it does not; 0
+ * when it does, or the kernel has no such ioctl (ENOTTY: stock).
+ */
+static int op_rxbatch(struct fz *st, const long *a)
+{
+	struct vhost_vring_state s = { .index = 0 };
+	bool valid = a[0] == 0 && a[1] >= 1 && a[1] <= 256;
+	unsigned int before;
+	int set;
+
+	if (st->vhost_fd < 0) {
+		st->vhost_fd = open("/dev/vhost-net", O_RDWR | O_CLOEXEC);
+		if (st->vhost_fd < 0 || ioctl(st->vhost_fd, VHOST_SET_OWNER) < 0) {
+			printf("FAIL: rxbatch: /dev/vhost-net: %s\n", strerror(errno));
+			return 1;
+		}
+	}
+	if (ioctl(st->vhost_fd, VHOST_NET_GET_VRING_RX_BATCH, &s) < 0) {
+		if (errno == ENOTTY) {
+			say(st, "rxbatch", -errno);
+			return 0;
+		}
+		printf("FAIL: rxbatch: get: %s\n", strerror(errno));
+		return 1;
+	}
+	before = s.num;
+	s.index = (unsigned int)a[0];
+	s.num = (unsigned int)a[1];
+	set = ioctl_ret(st->vhost_fd, VHOST_NET_SET_VRING_RX_BATCH, &s);
+	say(st, "rxbatch", set);
+	s.index = 0;
+	if (ioctl(st->vhost_fd, VHOST_NET_GET_VRING_RX_BATCH, &s) < 0) {
+		printf("FAIL: rxbatch: the get after a set: %s\n", strerror(errno));
+		return 1;
+	}
+	if (valid ? set || s.num != a[1] : set != -EINVAL || s.num != before) {
+		printf("FAIL: rxbatch: set vring %ld to %ld: %s, the batch %u (it was %u)\n",
+		       a[0], a[1], set ? strerror(-set) : "ok", s.num, before);
+		return 1;
+	}
+	return 0;
+}
+
 int op_run(struct fz *st, const struct op *op)
 {
 	const long *a = op->a;
@@ -401,6 +460,8 @@ int op_run(struct fz *st, const struct op *op)
 	case K_NETNS:
 		ret = op_netns(a);
 		break;
+	case K_RXBATCH:
+		return op_rxbatch(st, a);
 	}
 	say(st, kinds[op->kind].name, ret);
 	return 0;
@@ -424,6 +485,7 @@ void fz_init(struct fz *st, const char *nic)
 		st->dev[i] = 0;
 		st->detached[i] = false;
 	}
+	st->vhost_fd = -1;
 	st->nic = nic;
 	st->verbose = false;
 	/* no IPv6: the stack sends nothing of its own on the taps */
@@ -435,5 +497,8 @@ void fz_cleanup(struct fz *st)
 {
 	for (int i = 0; i < FZ_NSLOT; i++)
 		slot_close(st, i);
+	if (st->vhost_fd >= 0)
+		close(st->vhost_fd);
+	st->vhost_fd = -1;
 	delete_taps();
 }

@@ -28,6 +28,7 @@ struct fz {
 	int fd[FZ_NSLOT];	/* -1: closed */
 	int dev[FZ_NSLOT];	/* which tap the fd was opened on */
 	bool detached[FZ_NSLOT];	/* its queue detached (TUNSETQUEUE) */
+	int vhost_fd;		/* an owned /dev/vhost-net, or -1 (opened on use) */
 	const char *nic;	/* a virtio-net device for its knobs, or NULL */
 	bool verbose;		/* each operation's answer on stdout */
 };

@@ -221,3 +221,36 @@ answers() { echo "$ANSWER"; }
 	run "$VRB_ROOT/scripts/fuzz.sh" --frob
 	[[ "$output" == *"unknown option '--frob'"* ]]
 }
+
+@test "coverage: the functions of each object, their kprobe hits by line, reached of probed" {
+	load_libs
+	. "$VRB_ROOT/lib/fuzz.sh"
+	local out=$BATS_TEST_TMPDIR/out o
+	for o in $FUZZ_COVER_OBJS; do
+		mkdir -p "$out/$(dirname "$o")"
+		printf 'int data_%s = 1;\nstatic int __attribute__((noinline)) local_fn(int x) { return x + data_%s; }\nint global_fn(int x) { return local_fn(x); }\n' \
+			"$(basename "$o" .o)" "$(basename "$o" .o)" >"$BATS_TEST_TMPDIR/f.c"
+		gcc -O1 -c -o "$out/$o" "$BATS_TEST_TMPDIR/f.c"
+	done
+	fuzz_functions "$out" >"$BATS_TEST_TMPDIR/list"
+	# text symbols only, per object, in the objects' order
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/list")" -eq 8 ]
+	[ "$(head -n 2 "$BATS_TEST_TMPDIR/list" | tr '\n' ,)" = \
+		"drivers/net/tun.o global_fn,drivers/net/tun.o local_fn," ]
+	run grep -c data_ "$BATS_TEST_TMPDIR/list"
+	[ "$output" -eq 0 ]
+	# kprobe_profile: probes named by the list's line; line 2 not probed
+	printf '  %-44s %15s %15s\n' c_0 12 0 c_1 0 0 c_3 7 0 c_7 1 0 >"$BATS_TEST_TMPDIR/profile"
+	fuzz_coverage "$BATS_TEST_TMPDIR/list" "$BATS_TEST_TMPDIR/profile" >"$BATS_TEST_TMPDIR/cov.csv"
+	[ "$(sed -n 2,4p "$BATS_TEST_TMPDIR/cov.csv" | tr '\n' ' ')" = \
+		"drivers/net/tun.o,global_fn,12 drivers/net/tun.o,local_fn,0 drivers/net/tap.o,global_fn, " ]
+	run fuzz_reached "$BATS_TEST_TMPDIR/cov.csv"
+	[ "${lines[0]}" = "drivers/net/tun.o: 1 of 2 functions reached (0 not probeable)" ]
+	[ "${lines[1]}" = "drivers/net/tap.o: 1 of 1 functions reached (1 not probeable)" ]
+	[ "${lines[3]}" = "drivers/net/virtio_net.o: 1 of 1 functions reached (1 not probeable)" ]
+	# an object missing: no list
+	rm "$out/drivers/vhost/net.o"
+	run fuzz_functions "$out"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"no $out/drivers/vhost/net.o"* ]]
+}
