@@ -5,7 +5,8 @@
 
 # fuzz_signature LINE: the failure LINE says, without what varies from run
 # to run: a kernel line's timestamp, CPU and PID, a task's comm:pid, hex
-# numbers and offsets; for a failed check, its kind ("FAIL: accounting").
+# numbers and offsets, how long a task hung or a CPU was stuck; for a
+# failed check, its kind ("FAIL: accounting": the words before the colon).
 fuzz_signature() {
 	local l=$1
 	case $l in
@@ -16,8 +17,9 @@ fuzz_signature() {
 	*)
 		printf '%s\n' "$l" | sed -E 's/^[[:space:]]*//; s/\[[[:space:]]*[0-9]+\.[0-9]+\][[:space:]]*//g;
 			s/CPU: [0-9]+ PID: [0-9]+/CPU: N PID: N/; s/ PID: [0-9]+/ PID: N/g;
+			s/CPU#[0-9]+/CPU#N/g; s/ [0-9]+ seconds/ N seconds/g; s/stuck for [0-9]+s/stuck for Ns/g;
 			s/0x[0-9a-fA-F]+/X/g; s/[0-9a-fA-F]{8,}/X/g; s/\+X\/X//g;
-			s/([A-Za-z_][A-Za-z0-9_.-]*)[:\/][0-9]+/\1:N/g'
+			s/([A-Za-z_][A-Za-z0-9_.-]*)[:\/][0-9]+/\1:N/g; s/:N(:[0-9]+)+/:N/g'
 		;;
 	esac
 }
@@ -39,13 +41,16 @@ fuzz_ddmin() {
 		local files=()
 		i=0
 		mapfile -t kinds < <(printf '%s\n' "${FUZZ_MIN[@]}" | awk '{ print $1 }' | sort -u)
-		# a kind's removal; none that would leave nothing
-		[ "${#kinds[@]}" -ge 2 ] || break
+		# a kind's removal (the kind as a string: no escapes, no numbers);
+		# only candidates smaller than the sequence and not empty
 		for kind in "${kinds[@]}"; do
-			printf '%s\n' "${FUZZ_MIN[@]}" | awk -v k="$kind" '$1 != k' >"$dir/c$i.ops"
+			printf '%s\n' "${FUZZ_MIN[@]}" | K=$kind awk '($1 "") != (ENVIRON["K"] "")' >"$dir/c$i.ops"
+			k=$(wc -l <"$dir/c$i.ops")
+			if [ "$k" -lt 1 ] || [ "$k" -ge "${#FUZZ_MIN[@]}" ]; then continue; fi
 			files+=("$dir/c$i.ops")
 			i=$((i + 1))
 		done
+		[ "${#files[@]}" -ge 1 ] || break
 		hit=$(fuzz_tested "$tester" "${files[@]}") || return 1
 		printf 'minimise: %d ops, %d kinds: %s\n' "${#FUZZ_MIN[@]}" "${#files[@]}" \
 			"$([ "$hit" -ge 0 ] && echo "a kind removed" || echo "no kind removable")" >&2
@@ -115,7 +120,7 @@ fuzz_functions() {
 # probe of LIST's line i is c_i); hits empty where no probe could be set.
 fuzz_coverage() {
 	echo "object,function,hits"
-	awk 'NR == FNR { if ($1 ~ /^c_[0-9]+$/) hits[substr($1, 3)] = $2; next }
+	awk 'FILENAME == ARGV[1] { if ($1 ~ /^c_[0-9]+$/ && $2 ~ /^[0-9]+$/) hits[substr($1, 3)] = $2; next }
 	     { i = FNR - 1; printf "%s,%s,%s\n", $1, $2, (i in hits) ? hits[i] : "" }' "$2" "$1"
 }
 

@@ -42,19 +42,29 @@ results_new_dir() {
 # results_claim DIR: a result dir named by the user (--out): it must not
 # hold anything yet; creates and prints its temporary name.
 results_claim() {
+	results_claimable "$1"
 	local dir=${1%/}
+	mkdir -p "$(dirname "$dir")" || die "cannot make $(dirname "$dir")"
+	results_check_space "$(dirname "$dir")"
+	if [ -e "$dir" ]; then
+		rmdir "$dir"
+	fi
+	mkdir "$dir.partial" || die "cannot make $dir.partial"
+	echo "$dir.partial"
+}
+
+# results_claimable DIR: die unless results_claim DIR would take it (a
+# name; no file, or an empty dir; no DIR.partial), making nothing.
+results_claimable() {
+	local dir=${1%/}
+	case $dir in '' | . | ..) die "'$1' is no name for a result dir" ;; esac
 	if [ -e "$dir" ]; then
 		if [ ! -d "$dir" ] || [ -n "$(ls -A "$dir")" ]; then
 			die "result dir $dir exists and is not empty: a run does not write into another run's results"
 		fi
-		rmdir "$dir"
 	fi
 	[ ! -e "$dir.partial" ] ||
 		die "$dir.partial exists (an incomplete run): remove it or name another --out"
-	mkdir -p "$(dirname "$dir")" || die "cannot make $(dirname "$dir")"
-	results_check_space "$(dirname "$dir")"
-	mkdir "$dir.partial" || die "cannot make $dir.partial"
-	echo "$dir.partial"
 }
 
 # results_finish DIR.partial: the run is complete: write its summary.md

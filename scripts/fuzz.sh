@@ -55,7 +55,7 @@ EOF
 }
 
 kernel=patched seconds=600 seed='' ops=300 minimise=1 out='' replay=() found_s='' again='' confirmed=''
-coverage='' cover=''
+coverage='' cover='' fuzz_opts='' finished=''
 
 # guest RUNDIR TIMEOUT ARG...: tests/fuzz/fuzz-guest.sh ARG... in a guest;
 # guest-run.sh's status (123: a splat, 124: timeout, 125: the guest died).
@@ -66,6 +66,7 @@ guest() {
 	"$VRB_ROOT/scripts/guest-run.sh" --kernel "$kernel" --nic --append panic_on_oops=1 \
 		--run-dir "$run" --timeout "$timeout" -- \
 		env VRB_FUZZ_BIN="$VRB_CACHE/fuzz/tunfuzz" ${cover:+VRB_FUZZ_COVER="$cover"} \
+		VRB_FUZZ_PATCHED="$([ "$kernel" != patched ] || echo 1)" \
 		"$VRB_ROOT/tests/fuzz/fuzz-guest.sh" "$@" \
 		>"$run.out" 2>"$run.err" || rc=$?
 	return "$rc"
@@ -86,12 +87,16 @@ failed() {
 }
 
 # tester CANDIDATE...: the first candidate that fails as the seed did (-1:
-# none); candidates after one that hung or failed otherwise get a new guest.
+# none; not a number: the guest stopped before one ran); candidates after
+# one that hung or failed otherwise get a new guest.
 tester() {
 	local files=("$@") base=0 f i
 	while [ "$base" -lt "${#files[@]}" ]; do
-		guest "$work/try" 600 replay eth0 "${files[@]:base}" && { echo -1; return; }
-		f=$(failed "$work/try") || { echo -1; return; }
+		# each candidate may run fuzz-guest.sh's RUN_TIMEOUT (900 s)
+		guest "$work/try" $(((${#files[@]} - base) * 900 + 300)) replay eth0 "${files[@]:base}" &&
+			{ echo -1; return; }
+		# a guest that died before a candidate ran tells nothing: no answer
+		f=$(failed "$work/try") || { echo "none: the guest stopped before a candidate ran"; return; }
 		i=${f%%$'\t'*}
 		i=$((${i#replay-} + base))
 		if [ "$(fuzz_signature "${f#*$'\t'}")" = "$signature" ]; then
@@ -116,12 +121,12 @@ main() {
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--kernel) [ $# -ge 2 ] || die "--kernel needs a value"; kernel=$2; shift 2 ;;
-		--seconds) [ $# -ge 2 ] || die "--seconds needs a value"; check_range --seconds "$2" 10 86400; seconds=$2; shift 2 ;;
-		--seed) [ $# -ge 2 ] || die "--seed needs a value"; check_range --seed "$2" 0 4000000000; seed=$2; shift 2 ;;
-		--ops) [ $# -ge 2 ] || die "--ops needs a value"; check_range --ops "$2" 1 5000; ops=$2; shift 2 ;;
-		--no-minimise) minimise=''; shift ;;
-		--coverage) coverage=1; shift ;;
-		--out) [ $# -ge 2 ] || die "--out needs a value"; out=$2; shift 2 ;;
+		--seconds) [ $# -ge 2 ] || die "--seconds needs a value"; check_range --seconds "$2" 10 86400; seconds=$2; fuzz_opts+=" $1"; shift 2 ;;
+		--seed) [ $# -ge 2 ] || die "--seed needs a value"; check_range --seed "$2" 0 4000000000; seed=$2; fuzz_opts+=" $1"; shift 2 ;;
+		--ops) [ $# -ge 2 ] || die "--ops needs a value"; check_range --ops "$2" 1 5000; ops=$2; fuzz_opts+=" $1"; shift 2 ;;
+		--no-minimise) minimise=''; fuzz_opts+=" $1"; shift ;;
+		--coverage) coverage=1; fuzz_opts+=" $1"; shift ;;
+		--out) [ $# -ge 2 ] || die "--out needs a value"; results_claimable "$2"; out=$2; fuzz_opts+=" $1"; shift 2 ;;
 		--replay)
 			shift
 			while [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; do
@@ -135,15 +140,19 @@ main() {
 		*) usage >&2; die "unknown option '$1'" ;;
 		esac
 	done
-	[ "${#replay[@]}" -eq 0 ] || [ -z "$out$seed$coverage" ] || die "--replay takes --kernel only"
+	[ "${#replay[@]}" -eq 0 ] || [ -z "$fuzz_opts" ] || die "--replay takes --kernel only, not$fuzz_opts"
 	case $kernel in stock | patched) ;; *) [ -z "$coverage" ] || die "--coverage needs --kernel stock or patched (the functions come from its build)" ;; esac
-	case $kernel in
-	stock | patched) stage "kernels" "$VRB_ROOT/scripts/build-kernels.sh" --variant "$kernel" >&2 ;;
-	*) [ -f "$kernel" ] || die "no kernel image $kernel" ;;
-	esac
+	[ -f "$kernel" ] || case $kernel in stock | patched) ;; *) die "no kernel image $kernel" ;; esac
 	! guest_hidden "$VRB_CACHE" ||
 		die "the guest cannot see VRB_CACHE=$VRB_CACHE (it has a tmpfs on $VRB_GUEST_TMPFS)"
 	make -s -C "$VRB_ROOT/tests/fuzz" BUILD="$VRB_CACHE/fuzz" >&2 || die "tunfuzz does not build"
+	# a file that is not a log of operations fails here, not in a guest
+	for f in "${replay[@]}"; do
+		"$VRB_CACHE/fuzz/tunfuzz" --replay "$f" --print-only >/dev/null || die "$f is not a log of operations"
+	done
+	case $kernel in
+	stock | patched) stage "kernels" "$VRB_ROOT/scripts/build-kernels.sh" --variant "$kernel" >&2 ;;
+	esac
 	work=$(mktemp -d "$VRB_CACHE/fuzz/run.XXXXXX")
 	if [ "${#replay[@]}" -gt 0 ]; then
 		replay_files
@@ -179,14 +188,17 @@ replay_files() {
 fuzz() {
 	local rc=0 f name why outcome t0
 	[ -n "$seed" ] || seed=$(shuf -i 0-4000000000 -n 1)
-	if [ -n "$out" ]; then out=$(results_claim "$out"); else out=$(results_new_dir fuzz); fi
-	results_meta "fuzz_kernel=$kernel" "first_seed=$seed" "ops_per_seed=$ops" \
-		"seconds=$seconds" >"$out/meta.txt"
-	log "fuzzing the $kernel kernel ($(kernel_flavour)) for $seconds s from seed $seed, $ops ops a seed: $out"
 	if [ -n "$coverage" ]; then
 		cover=$work/cover.list
 		fuzz_functions "$(kernel_outdir "$kernel")" >"$cover" || die "no functions to count"
 	fi
+	if [ -n "$out" ]; then out=$(results_claim "$out"); else out=$(results_new_dir fuzz); fi
+	local image=$kernel
+	case $kernel in stock | patched) image=$(kernel_image "$kernel") ;; esac
+	# the image itself: a kernel given by path has no build to describe it
+	results_meta "fuzz_kernel=$kernel" "fuzz_kernel_sha256=$(sha256sum "$image" | cut -c1-16)" \
+		"first_seed=$seed" "ops_per_seed=$ops" "seconds=$seconds" >"$out/meta.txt"
+	log "fuzzing the $kernel kernel ($(kernel_flavour)) for $seconds s from seed $seed, $ops ops a seed: $out"
 	t0=$(now)
 	# the last seed may start just before the deadline and run RUN_TIMEOUT
 	# (900 s, fuzz-guest.sh); the boot and the splat search get the rest
@@ -228,15 +240,21 @@ fuzz() {
 	mapfile -t all < <(sed -n 's/^op [0-9]*: //p' "$work/fuzz/$name.log")
 	printf '%s\n' "${all[@]}" >"$work/all.ops"
 	# the seed ran after others in one guest: does it fail alone?
-	again=$(reproduces "$work/all.ops" 3)
-	log "$name's ${#all[@]} operations alone, in a fresh guest: failed the same way $again times of 3"
+	if [ -n "$minimise" ]; then
+		again=$(reproduces "$work/all.ops" 3)
+		log "$name's ${#all[@]} operations alone, in a fresh guest: failed the same way $again times of 3"
+	fi
 	if [ -n "$minimise" ] && [ "${#all[@]}" -eq 0 ]; then
 		log "not minimised: $name failed before its first operation"
 	elif [ -n "$minimise" ] && [ "$again" -eq 0 ]; then
 		log "not minimised: the failure does not reproduce from the operations alone"
 	elif [ -n "$minimise" ]; then
 		log "minimising ${#all[@]} operations (a guest per round)"
-		fuzz_ddmin tester "$work/min" "${all[@]}" || die "the minimiser failed"
+		if ! fuzz_ddmin tester "$work/min" "${all[@]}"; then
+			log "not minimised: the minimiser failed"
+			finish "$name: $why" "$total"
+			return 1
+		fi
 		printf '%s\n' "${FUZZ_MIN[@]}" >"$work/min.ops"
 		confirmed=$(reproduces "$work/min.ops" 3)
 		{
@@ -264,17 +282,31 @@ finish() {
 		echo
 		echo "- Kernel: $kernel ($(kernel_flavour)), from seed $seed, $ops operations a seed, for $seconds s."
 		echo "- Seeds run: $seeds; operations: $2 ($(tail -n 1 "$work/fuzz.out" | grep '^ran ' || echo 'the guest did not finish'))."
-		echo "- Accounting phases checked: $(grep -v '^#' "$out/seeds.csv" | tail -n +2 | awk -F, '{ c += $4; s += $5 } END { printf "%d (skipped: %d: the tap down, without a carrier, or with a queue detached)", c, s }')."
+		echo "- Accounting phases checked: $(grep -v '^#' "$out/seeds.csv" | tail -n +2 | awk -F, '{ c += $4; s += $5 } END { printf "%d (skipped: %d: the tap down, without a carrier, or with no queue attached)", c, s }')."
 		[ ! -f "$out/coverage.csv" ] || fuzz_reached "$out/coverage.csv" | sed 's/^/- Coverage, /'
-		[ -z "$found_s" ] || echo "- Failed after $found_s s of guest time (its boot included)."
+		[ -z "$found_s" ] || echo "- Failed after $found_s s (host time from the guest's start to its end: the boot included)."
 		[ -z "$again" ] || echo "- The failing seed's operations alone, in a fresh guest: failed the same way $again times of 3."
 		[ ! -f "$out/repro.ops" ] || echo "- Reproducer ($(grep -vc '^#' "$out/repro.ops") ops, failed the same way in $confirmed of 3 fresh guests): repro.ops; replay: repro.sh."
 		echo
 		echo "Made by the harness: $VRB_COMMAND_LINE"
 	} >"$out/summary.md"
 	VRB_SUMMARY=0 results_finish "$out" >/dev/null
+	finished=1
 	log "results: ${out%.partial}"
 }
 
-trap 'rc=$?; [ -z "${work:-}" ] || rm -rf "$work"; vrb_exit_report "$rc"' EXIT
+# $work goes when the run finished (or replayed); after an error it stays,
+# with the guests' output and the minimiser's candidates
+cleanup() {
+	local rc=$1
+	if [ -n "${work:-}" ] && [ -d "$work" ]; then
+		if [ -n "$finished" ] || [ "${#replay[@]}" -gt 0 ]; then
+			rm -rf "$work"
+		else
+			warn "kept $work (the guests' output, the minimiser's candidates)"
+		fi
+	fi
+	vrb_exit_report "$rc"
+}
+trap 'cleanup $?' EXIT
 main "$@"

@@ -12,7 +12,8 @@ int opt_uint(const char *prog, const char *opt, const char *s, unsigned long lon
 
 	errno = 0;
 	*out = strtoull(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || *out < lo || *out > hi) {
+	/* strtoull() skips blanks and takes a sign: only digits are a number */
+	if (errno || end == s || *end || *s < '0' || *s > '9' || *out < lo || *out > hi) {
 		fprintf(stderr, "%s: %s must be an integer from %llu to %llu, not '%s'\n",
 			prog, opt, lo, hi, s);
 		return -1;

@@ -79,17 +79,20 @@ static bool dev_ready(const char *name)
 }
 
 /*
- * Whether every fd open on dev has its queue attached. Detaching a queue
- * purges its ring; under backpressure a tx queue it left stopped stays
- * stopped, its frames in the qdisc, until a queue is attached again (as
- * upstream has it), so the phase's judgement does not hold then.
+ * Whether some fd open on dev has its queue attached. Detaching a queue
+ * purges its ring; when it was the last one attached, a tx queue
+ * backpressure stopped stays stopped, its frames in the qdisc, until a
+ * queue is attached again (as upstream has it), so the phase's judgement
+ * does not hold then. With one still attached it does: the detached
+ * queue's index goes to the last attached one, which is woken if its
+ * ring is empty.
  */
-static bool queues_attached(const struct fz *st, int dev)
+static bool queue_attached(const struct fz *st, int dev)
 {
 	for (int i = 0; i < FZ_NSLOT; i++)
-		if (st->fd[i] >= 0 && st->dev[i] == dev && st->detached[i])
-			return false;
-	return true;
+		if (st->fd[i] >= 0 && st->dev[i] == dev && !st->detached[i])
+			return true;
+	return false;
 }
 
 struct counts {
@@ -116,9 +119,9 @@ static bool same(const struct counts *a, const struct counts *b)
 /*
  * Reads dev's fds until nothing moves: an idle drain and two snapshots
  * IDLE_MS apart that agree, with an empty qdisc; or frames in the qdisc
- * and nothing moving for STUCK_MS (a stopped queue, for the judgement);
- * or SETTLE_MAX_MS in all. c gets the last snapshot, *got the frames
- * read. -1: the counters could not be read.
+ * and nothing moving for STUCK_MS (a stopped queue, for the judgement).
+ * c gets the last snapshot, *got the frames read. 0; 1 when things still
+ * moved after SETTLE_MAX_MS; -1 when the counters could not be read.
  */
 static int settle(const struct fz *st, int dev, const char *name, struct counts *c,
 		  unsigned long *got)
@@ -140,7 +143,7 @@ static int settle(const struct fz *st, int dev, const char *name, struct counts 
 		else if (c->q.backlog <= 0 || now_ms() - moved >= STUCK_MS)
 			return 0;
 		if (now_ms() - start >= SETTLE_MAX_MS)
-			return 0;
+			return 1;
 		prev = *c;
 	}
 }
@@ -148,12 +151,18 @@ static int settle(const struct fz *st, int dev, const char *name, struct counts 
 int account_judge(const struct account_phase *p, char *why, size_t len)
 {
 	long long seen = (long long)p->read + p->tx_dropped + p->qdisc_drops;
-	long long took = (long long)p->sent + p->refused;
+	long long took = (long long)p->sent + p->refused + p->down;
 
 	if (p->backlog > 0) {
 		snprintf(why, len,
 			 "stopped queue: %s's qdisc kept %lld frames, nothing moving for %d ms, its fds read empty",
 			 p->name, p->backlog, STUCK_MS);
+		return 1;
+	}
+	if (p->down > 0) {
+		snprintf(why, len,
+			 "stopped queue: %s refused %u frames with ENETDOWN (its tx queue stopped, no qdisc) after its fds read empty",
+			 p->name, p->down);
 		return 1;
 	}
 	if (seen != took) {
@@ -175,11 +184,15 @@ static int judged(const struct account_phase *p)
 	return 1;
 }
 
-/* Prints "FAIL: " and why the counters could not be read. */
-static int unreadable(const char *name)
+/* Prints "FAIL: " and why settle() answered ret (not 0). */
+static int unsettled(const char *name, int ret)
 {
-	printf("FAIL: counters: %s's statistics or \"tc -s qdisc show\" could not be read\n",
-	       name);
+	if (ret < 0)
+		printf("FAIL: counters unreadable: %s's statistics or \"tc -s qdisc show\"\n",
+		       name);
+	else
+		printf("FAIL: not settled: %s's frames or counters still moving after %d ms\n",
+		       name, SETTLE_MAX_MS);
 	return 1;
 }
 
@@ -187,7 +200,9 @@ int account_run(struct fz *st, int dev, unsigned int n)
 {
 	struct account_phase p = { 0 };
 	unsigned long got;
+	struct send_counts c;
 	struct counts b, a;
+	int ret;
 	char name[IFNAMSIZ];
 
 	tap_name(dev, name);
@@ -196,27 +211,34 @@ int account_run(struct fz *st, int dev, unsigned int n)
 		printf("  account %s: not up with a carrier, skipped\n", name);
 		return 0;
 	}
-	if (!queues_attached(st, dev)) {
-		printf("  account %s: a queue detached, skipped\n", name);
+	if (!queue_attached(st, dev)) {
+		printf("  account %s: no queue attached, skipped\n", name);
 		return 0;
 	}
-	if (settle(st, dev, name, &b, &got))
-		return unreadable(name);
+	ret = settle(st, dev, name, &b, &got);
+	if (ret)
+		return unsettled(name, ret);
 	/* what the qdisc holds before the phase: a queue stopped already */
 	p.backlog = b.q.backlog;
 	if (judged(&p))
 		return 1;
-	if (net_send(name, n, &p.sent, &p.refused, &p.other)) {
-		printf("FAIL: counters: no packet socket for %s: %s\n", name, strerror(errno));
+	if (net_send(name, n, &c)) {
+		printf("FAIL: no packet socket: for %s: %s\n", name, strerror(errno));
 		return 1;
 	}
-	if (settle(st, dev, name, &a, &got))
-		return unreadable(name);
+	p.sent = c.sent;
+	p.refused = c.dropped;
+	p.down = c.down;
+	p.other = c.other;
+	ret = settle(st, dev, name, &a, &got);
+	if (ret)
+		return unsettled(name, ret);
 	p.read = got;
 	p.tx_dropped = a.tx_dropped - b.tx_dropped;
 	p.qdisc_drops = a.q.drops - b.q.drops;
 	p.backlog = a.q.backlog;
-	printf("  account %s: sent %u refused %u other %u; read %lu tx_dropped +%lld qdisc drops +%lld backlog %lld\n",
-	       name, p.sent, p.refused, p.other, p.read, p.tx_dropped, p.qdisc_drops, p.backlog);
+	printf("  account %s: sent %u refused %u down %u other %u; read %lu tx_dropped +%lld qdisc drops +%lld backlog %lld\n",
+	       name, p.sent, p.refused, p.down, p.other, p.read, p.tx_dropped, p.qdisc_drops,
+	       p.backlog);
 	return judged(&p);
 }

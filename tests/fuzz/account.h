@@ -17,8 +17,10 @@
 struct account_phase {
 	const char *name;	/* the tap */
 	unsigned int sent;	/* sendto() took the frame */
-	unsigned int refused;	/* ENOBUFS (a qdisc dropped it) or ENETDOWN (a
-				 * stopped queue without a qdisc): counted */
+	unsigned int refused;	/* ENOBUFS: a qdisc dropped it, counted */
+	unsigned int down;	/* ENETDOWN: the tx queue stopped without a
+				 * qdisc, counted in tx_dropped; after the fds
+				 * read empty, a stopped queue */
 	unsigned int other;	/* other refusals: not taken */
 	unsigned long read;	/* read from the tap's fds */
 	long long tx_dropped;	/* the tap's tx_dropped, its change */
@@ -27,9 +29,9 @@ struct account_phase {
 };
 
 /*
- * 0 when the qdisc holds no frame and every frame taken is read or
- * counted as dropped; else 1, and why ("stopped queue: ..." or
- * "accounting: ...").
+ * 0 when the qdisc holds no frame, no frame met a stopped queue without a
+ * qdisc, and every frame taken is read or counted as dropped; else 1, and
+ * why ("stopped queue: ..." or "accounting: ...").
  */
 int account_judge(const struct account_phase *p, char *why, size_t len);
 

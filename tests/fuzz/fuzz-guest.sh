@@ -16,7 +16,8 @@
 # or a timeout); at the end
 # "ran N ops in S s". Exit: 0 all passed; 1 a run failed (the rest not
 # run); 2 bad usage.
-# With VRB_FUZZ_COVER=LIST ("OBJECT FUNCTION" lines, lib/fuzz.sh's
+# With VRB_FUZZ_PATCHED=1, tunfuzz runs with --patched (the series' ioctls
+# must be there). With VRB_FUZZ_COVER=LIST ("OBJECT FUNCTION" lines, lib/fuzz.sh's
 # fuzz_functions), a kprobe counts each function's entries (c_I for LIST's
 # line I) and $VRB_OUT/coverage.profile gets kprobe_profile at the end.
 set -euo pipefail
@@ -28,9 +29,14 @@ out=${VRB_OUT:-/tmp}
 ops=0
 t0=$(date +%s)
 
+# usage [STATUS]: the usage text, on stderr unless STATUS is 0.
 usage() {
-	sed -n '/^# Usage:/,/^# run); 2/s/^# \{0,1\}//p' "$0" >&2
-	exit 2
+	if [ "${1:-2}" -eq 0 ]; then
+		sed -n '/^# Usage:/,/^# run); 2/s/^# \{0,1\}//p' "$0"
+	else
+		sed -n '/^# Usage:/,/^# run); 2/s/^# \{0,1\}//p' "$0" >&2
+	fi
+	exit "${1:-2}"
 }
 
 # A run that takes longer than this is stopped and fails ("timeout").
@@ -45,7 +51,7 @@ one() {
 	echo "start $name"
 	dmesg -c >/dev/null
 	ASAN_OPTIONS=detect_leaks=0:exitcode=3 UBSAN_OPTIONS=exitcode=3 \
-		timeout "$RUN_TIMEOUT" "$fuzz" "$@" >"$log" 2>&1 || rc=$?
+		timeout "$RUN_TIMEOUT" "$fuzz" "$@" ${VRB_FUZZ_PATCHED:+--patched} >"$log" 2>&1 || rc=$?
 	ops=$((ops + $(grep -c '^op ' "$log" || true)))
 	dmesg -c >"$out/$name.dmesg" || echo "dmesg -c failed: splats not looked for" >>"$out/$name.dmesg"
 	if lines=$(guest_splats "$out/$name.dmesg"); then
@@ -83,9 +89,10 @@ summary() {
 	echo "ran $ops ops in $(($(date +%s) - t0)) s"
 }
 
-[ -z "${VRB_FUZZ_COVER:-}" ] || cover_start "$VRB_FUZZ_COVER"
 
 [ $# -ge 1 ] || usage
+case $1 in -h | --help) usage 0 ;; seeds | replay) ;; *) usage ;; esac
+[ -z "${VRB_FUZZ_COVER:-}" ] || cover_start "$VRB_FUZZ_COVER"
 case $1 in
 seeds)
 	if [ $# -lt 5 ] || [ $# -gt 6 ]; then usage; fi

@@ -152,13 +152,12 @@ int net_write_file(const char *path, const char *s)
 	return ret;
 }
 
-int net_send(const char *ifname, unsigned int n, unsigned int *sent, unsigned int *dropped,
-	     unsigned int *other)
+int net_send(const char *ifname, unsigned int n, struct send_counts *c)
 {
 	struct sockaddr_ll to;
 	int s;
 
-	*sent = *dropped = *other = 0;
+	memset(c, 0, sizeof(*c));
 	s = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return -errno;
@@ -172,11 +171,13 @@ int net_send(const char *ifname, unsigned int n, unsigned int *sent, unsigned in
 				   (struct sockaddr *)&to, sizeof(to));
 
 		if (r == (ssize_t)sizeof(fz_frame))
-			(*sent)++;
-		else if (r < 0 && (errno == ENOBUFS || errno == ENETDOWN))
-			(*dropped)++;
+			c->sent++;
+		else if (r < 0 && errno == ENOBUFS)
+			c->dropped++;
+		else if (r < 0 && errno == ENETDOWN)
+			c->down++;
 		else
-			(*other)++;
+			c->other++;
 	}
 	close(s);
 	return 0;

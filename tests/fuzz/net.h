@@ -36,15 +36,22 @@ long long net_sysfs_hex(const char *ifname, const char *attr);
 /* Writes s (no newline) to path; 0 or -errno. */
 int net_write_file(const char *path, const char *s);
 
+/* What sendto() answered for each frame of net_send(). */
+struct send_counts {
+	unsigned int sent;	/* the stack took it */
+	unsigned int dropped;	/* ENOBUFS: a qdisc dropped it */
+	unsigned int down;	/* ENETDOWN: on a running device, its tx queue is
+				 * stopped and it has no qdisc (the core counts
+				 * the frame in tx_dropped) */
+	unsigned int other;	/* any other refusal */
+};
+
 /*
- * Sends n frames of 60 bytes from a packet socket to ifname, not waiting:
- * *sent gets those the stack took, *dropped those it refused with ENOBUFS
- * (a qdisc dropped them) or ENETDOWN (a stopped queue without a qdisc:
- * the core counts them in tx_dropped), *other the other refusals. 0, or
- * -errno when no socket could be made.
+ * Sends n frames of 60 bytes from a packet socket to ifname, not waiting,
+ * and counts the answers into *c. 0, or -errno when no socket could be
+ * made.
  */
-int net_send(const char *ifname, unsigned int n, unsigned int *sent, unsigned int *dropped,
-	     unsigned int *other);
+int net_send(const char *ifname, unsigned int n, struct send_counts *c);
 
 /* The root qdisc's counters ("tc -s qdisc show dev IFNAME"); 0 or -1. */
 struct qdisc_stats {

@@ -132,7 +132,7 @@ int op_parse(const char *line, struct op *op)
 	const char *p = line;
 	int len;
 
-	if (sscanf(p, "%15s%n", name, &len) != 1)
+	if (*p < 'a' || *p > 'z' || sscanf(p, "%15s%n", name, &len) != 1)
 		return -1;
 	p += len;
 	for (op->kind = 0; op->kind < K_N && strcmp(kinds[op->kind].name, name); op->kind++)
@@ -282,11 +282,11 @@ static int op_io(struct fz *st, int s, long n, bool wr)
 
 static int op_send(const long *a)
 {
-	unsigned int sent, refused, other;
+	struct send_counts c;
 	char name[IFNAMSIZ];
 
 	tap_name((int)a[0], name);
-	return net_send(name, (unsigned int)a[1], &sent, &refused, &other);
+	return net_send(name, (unsigned int)a[1], &c);
 }
 
 static int op_knob(const struct fz *st, const long *a)
@@ -327,7 +327,7 @@ static int op_netns(const long *a)
 		return -errno;
 	if (pid == 0) {
 		short flags = IFF_TAP | IFF_NO_PI | (a[0] ? FZ_IFF_BACKPRESSURE : 0);
-		unsigned int sent, refused, other;
+		struct send_counts c;
 		int fd;
 
 		if (unshare(CLONE_NEWNET)) {
@@ -344,7 +344,7 @@ static int op_netns(const long *a)
 		}
 		net_set_txqlen("fzns", (unsigned int)a[1]);
 		net_set_up("fzns", true);
-		net_send("fzns", (unsigned int)a[2], &sent, &refused, &other);
+		net_send("fzns", (unsigned int)a[2], &c);
 		_exit(0);
 	}
 	if (waitpid(pid, &status, 0) < 0)
@@ -376,16 +376,19 @@ static int op_rxbatch(struct fz *st, const long *a)
 	if (st->vhost_fd < 0) {
 		st->vhost_fd = open("/dev/vhost-net", O_RDWR | O_CLOEXEC);
 		if (st->vhost_fd < 0 || ioctl(st->vhost_fd, VHOST_SET_OWNER) < 0) {
-			printf("FAIL: rxbatch: /dev/vhost-net: %s\n", strerror(errno));
+			printf("FAIL: vhost-net unusable: /dev/vhost-net: %s\n", strerror(errno));
+			if (st->vhost_fd >= 0)
+				close(st->vhost_fd);
+			st->vhost_fd = -1;
 			return 1;
 		}
 	}
 	if (ioctl(st->vhost_fd, VHOST_NET_GET_VRING_RX_BATCH, &s) < 0) {
-		if (errno == ENOTTY) {
+		if (errno == ENOTTY && !st->patched) {
 			say(st, "rxbatch", -errno);
 			return 0;
 		}
-		printf("FAIL: rxbatch: get: %s\n", strerror(errno));
+		printf("FAIL: rxbatch get: %s\n", strerror(errno));
 		return 1;
 	}
 	before = s.num;
@@ -395,7 +398,7 @@ static int op_rxbatch(struct fz *st, const long *a)
 	say(st, "rxbatch", set);
 	s.index = 0;
 	if (ioctl(st->vhost_fd, VHOST_NET_GET_VRING_RX_BATCH, &s) < 0) {
-		printf("FAIL: rxbatch: the get after a set: %s\n", strerror(errno));
+		printf("FAIL: rxbatch get: after a set: %s\n", strerror(errno));
 		return 1;
 	}
 	if (valid ? set || s.num != a[1] : set != -EINVAL || s.num != before) {
@@ -488,9 +491,32 @@ void fz_init(struct fz *st, const char *nic)
 	st->vhost_fd = -1;
 	st->nic = nic;
 	st->verbose = false;
+	st->patched = false;
 	/* no IPv6: the stack sends nothing of its own on the taps */
 	net_write_file("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1");
 	delete_taps();
+}
+
+int fz_check_kernel(const struct fz *st)
+{
+	unsigned int features = 0;
+	int fd;
+
+	if (!st->patched)
+		return 0;
+	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, TUNGETFEATURES, &features) < 0) {
+		printf("FAIL: tun unusable: TUNGETFEATURES: %s\n", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	close(fd);
+	if (!(features & FZ_IFF_BACKPRESSURE)) {
+		printf("FAIL: not patched: TUNGETFEATURES 0x%x has no IFF_BACKPRESSURE\n", features);
+		return 1;
+	}
+	return 0;
 }
 
 void fz_cleanup(struct fz *st)

@@ -31,6 +31,7 @@ struct fz {
 	int vhost_fd;		/* an owned /dev/vhost-net, or -1 (opened on use) */
 	const char *nic;	/* a virtio-net device for its knobs, or NULL */
 	bool verbose;		/* each operation's answer on stdout */
+	bool patched;		/* the kernel carries the series: its ioctls exist */
 };
 
 /* Draws one operation. */
@@ -53,6 +54,12 @@ void fz_init(struct fz *st, const char *nic);
  * invariant failed (the reason printed on stdout with "FAIL: ").
  */
 int op_run(struct fz *st, const struct op *op);
+
+/*
+ * With st->patched: 0 when TUNGETFEATURES offers IFF_BACKPRESSURE, else 1
+ * ("FAIL: " on stdout). 0 without.
+ */
+int fz_check_kernel(const struct fz *st);
 
 /* Closes every fd and deletes the taps. */
 void fz_cleanup(struct fz *st);

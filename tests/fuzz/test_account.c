@@ -56,6 +56,19 @@ static int frames_left_in_the_qdisc_fail(void)
 	return 0;
 }
 
+static int enetdown_is_a_stopped_queue(void)
+{
+	struct account_phase p = phase();
+	char why[256];
+
+	/* counted by the core as tx_dropped: the sum holds, the queue does not */
+	p.down = 3;
+	p.tx_dropped += 3;
+	CHECK(account_judge(&p, why, sizeof(why)) == 1);
+	CHECK(strstr(why, "stopped queue: fz0 refused 3 frames with ENETDOWN"));
+	return 0;
+}
+
 static int an_empty_phase_passes(void)
 {
 	struct account_phase p = { .name = "fz1" };
@@ -75,6 +88,7 @@ int main(void)
 		{ "a frame neither read nor counted: fails", a_lost_frame_fails },
 		{ "a frame counted twice: fails", a_frame_counted_twice_fails },
 		{ "frames left in the qdisc: a stopped queue", frames_left_in_the_qdisc_fail },
+		{ "ENETDOWN after the fds read empty: a stopped queue", enetdown_is_a_stopped_queue },
 		{ "no frames: passes; a backlog alone fails", an_empty_phase_passes },
 	};
 

@@ -24,17 +24,20 @@ static const char *prog = "tunfuzz";
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: tunfuzz [--nic IF] [--verbose] --seed S --ops N [--print-only]\n"
-		"       tunfuzz [--nic IF] [--verbose] --replay FILE [--print-only]\n"
+		"Usage: tunfuzz [--nic IF] [--verbose] [--patched] --seed S --ops N [--print-only]\n"
+		"       tunfuzz [--nic IF] [--verbose] [--patched] --replay FILE [--print-only]\n"
 		"Runs N operations drawn from seed S, or those of FILE (one per line, as\n"
 		"the log prints them after \"op N: \"; blank lines and # comments skipped),\n"
 		"on taps fz0 and fz1 (deleted first and after). --nic IF: a virtio-net\n"
 		"device whose rx-0 knobs and rings the knob, ring and channels operations\n"
 		"change (without it they do nothing). --print-only: the log of seed S, or\n"
 		"FILE's operations checked and printed as the log would, without running\n"
-		"them. --verbose: each operation's answer too.\n"
+		"them. --verbose: each operation's answer too. --patched: the kernel carries\n"
+		"the series: no IFF_BACKPRESSURE in TUNGETFEATURES, or no rx-batch ioctl,\n"
+		"fails the run.\n"
 		"Exit: 0 every operation ran and every check held; 1 a check failed\n"
-		"(\"FAIL: \" says which); 2 bad usage or an unreadable FILE.\n"
+		"(\"FAIL: \" says which); 2 bad usage, an unreadable FILE or a log that\n"
+		"could not be written.\n"
 		"Operations (SLOT 0-%d, DEV 0-%d, booleans 0 or 1):\n",
 		FZ_NSLOT - 1, FZ_NDEV - 1);
 	op_usage(f);
@@ -85,8 +88,16 @@ static int run_file(struct fz *st, const char *path, int print_only)
 		const char *p = line + strspn(line, " \t");
 
 		lineno++;
+		if (strlen(line) != (size_t)len) {
+			fprintf(stderr, "%s: %s:%lu: a NUL byte in the line\n", prog, path, lineno);
+			ret = 2;
+			break;
+		}
 		/* a file written on another system: its CR goes with the newline */
-		line[strcspn(line, "\r\n")] = '\0';
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (len && line[len - 1] == '\r')
+			line[--len] = '\0';
 		if (*p == '#' || !*p)
 			continue;
 		if (op_parse(p, &op)) {
@@ -117,12 +128,13 @@ int main(int argc, char **argv)
 		{ "nic", required_argument, NULL, 'i' },
 		{ "print-only", no_argument, NULL, 'p' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "patched", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long long seed = 0, n = 0;
 	const char *replay = NULL, *nic = NULL;
-	int have_seed = 0, have_n = 0, print_only = 0, verbose = 0, c, ret;
+	int have_seed = 0, have_n = 0, print_only = 0, verbose = 0, patched = 0, c, ret;
 	struct fz st;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -153,6 +165,9 @@ int main(int argc, char **argv)
 		case 'v':
 			verbose = 1;
 			break;
+		case 'P':
+			patched = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -165,12 +180,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: --seed and --ops, or --replay FILE (--help)\n", prog);
 		return 2;
 	}
-	if (print_only)
-		return replay ? run_file(NULL, replay, 1) : run_seed(NULL, seed, n, 1);
+	if (print_only) {
+		ret = replay ? run_file(NULL, replay, 1) : run_seed(NULL, seed, n, 1);
+		return fflush(stdout) || ferror(stdout) ? 2 : ret;
+	}
 	fz_init(&st, nic);
 	st.verbose = verbose;
-	ret = replay ? run_file(&st, replay, 0) : run_seed(&st, seed, n, 0);
+	st.patched = patched;
+	ret = fz_check_kernel(&st);
+	if (!ret)
+		ret = replay ? run_file(&st, replay, 0) : run_seed(&st, seed, n, 0);
 	fz_cleanup(&st);
 	printf("tunfuzz: %s\n", ret == 0 ? "done" : ret == 1 ? "FAILED" : "error");
+	/* the log is the result: one not written is an error */
+	if (fflush(stdout) || ferror(stdout))
+		return 2;
 	return ret;
 }

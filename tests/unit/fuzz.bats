@@ -63,6 +63,17 @@ ops() { sed -n 's/^op [0-9]*: //p' "$1"; }
 	run "$FZ" --replay "$BATS_TEST_TMPDIR" --print-only
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"$BATS_TEST_TMPDIR: Is a directory"* ]]
+	# a NUL byte, a CR inside a line, a line that does not start with a name
+	printf 'open 0 0 0 0\0garbage\n' >"$BATS_TEST_TMPDIR/nul.ops"
+	run "$FZ" --replay "$BATS_TEST_TMPDIR/nul.ops" --print-only
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"nul.ops:1: a NUL byte in the line"* ]]
+	for bad in 'open 0 0 0 0\rgarbage' '\fopen 0 0 0 0' 'open 0 0 0 0\v'; do
+		printf "$bad\\n" >"$BATS_TEST_TMPDIR/ctl.ops"
+		run "$FZ" --replay "$BATS_TEST_TMPDIR/ctl.ops" --print-only
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"ctl.ops:1: not an operation"* ]]
+	done
 }
 
 @test "tunfuzz: bad options are refused with exit status 2" {
@@ -81,6 +92,11 @@ ops() { sed -n 's/^op [0-9]*: //p' "$1"; }
 	run "$FZ" --replay f --replay g
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"one --replay FILE"* ]]
+	run "$FZ" --seed ' -1' --ops 1 --print-only
+	[ "$status" -eq 2 ]
+	# a log that cannot be written is no pass
+	run bash -c '"$1" --seed 1 --ops 100 --print-only >/dev/full' _ "$FZ"
+	[ "$status" -eq 2 ]
 	run "$FZ" --seed 1 --ops 1 extra
 	[ "$status" -eq 2 ]
 	run "$FZ" --help
@@ -92,7 +108,7 @@ ops() { sed -n 's/^op [0-9]*: //p' "$1"; }
 	run make -s -C "$VRB_ROOT/tests/fuzz" BUILD="$BUILD" check
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"account: 5 passed, 0 failed"* ]]
+	[[ "$output" == *"account: 6 passed, 0 failed"* ]]
 }
 
 @test "fuzz_signature: the same failure at other addresses and times has one signature" {
@@ -115,12 +131,20 @@ ops() { sed -n 's/^op [0-9]*: //p' "$1"; }
 		"$(fuzz_signature 'INFO: task tunfuzz:4711 blocked for more than 120 seconds.')" ]
 	[ "$(fuzz_signature 'BUG: scheduling while atomic: tunfuzz/81/0x00000002')" = \
 		"$(fuzz_signature 'BUG: scheduling while atomic: tunfuzz/4711/0x00000102')" ]
+	# a hang or a lockup of another length, on another CPU, in a kworker
+	[ "$(fuzz_signature 'INFO: task kworker/0:1:123 blocked for more than 122 seconds.')" = \
+		"$(fuzz_signature 'INFO: task kworker/1:2:9 blocked for more than 245 seconds.')" ]
+	[ "$(fuzz_signature 'watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [tunfuzz:1]')" = \
+		"$(fuzz_signature 'watchdog: BUG: soft lockup - CPU#1 stuck for 26s! [tunfuzz:2]')" ]
 	# another function is another failure
 	[ "$(fuzz_signature 'WARNING: CPU: 0 PID: 81 at net/core/dev.c:123 f+0x1c/0x90')" != \
 		"$(fuzz_signature 'WARNING: CPU: 0 PID: 81 at net/core/dev.c:123 g+0x1c/0x90')" ]
 	[ "$(fuzz_signature 'FAIL: accounting: fz0 took 64 frames, 63 are read or counted')" = "FAIL: accounting" ]
 	[ "$(fuzz_signature 'FAIL: stopped queue: fz1 qdisc kept 3 frames')" = "FAIL: stopped queue" ]
 	[ "$(fuzz_signature 'FAIL: accounting: x')" != "$(fuzz_signature 'FAIL: stopped queue: x')" ]
+	# a check that failed is not the machine lacking what the check needs
+	[ "$(fuzz_signature 'FAIL: rxbatch: set vring 0 to 5: ok, the batch 3 (it was 3)')" != \
+		"$(fuzz_signature 'FAIL: vhost-net unusable: /dev/vhost-net: No such file or directory')" ]
 }
 
 # fails_with_b_and_e CANDIDATE...: the first candidate holding both "b" and
@@ -178,6 +202,13 @@ fails_with_x1_to_x4() {
 	# kinds named by a pattern's characters are removed as words, not patterns
 	fuzz_ddmin fails_with_b_and_e "$BATS_TEST_TMPDIR/min5" "." b "[a-z]" e "*" 2>/dev/null
 	[ "${FUZZ_MIN[*]}" = "b e" ]
+	# nor as escapes or numbers: a kind whose removal changes nothing, or
+	# empties the sequence, is no candidate (no endless round, no empty result)
+	ANSWER=0
+	fuzz_ddmin answers "$BATS_TEST_TMPDIR/min6" 'x\ty 1' "open 0" 2>/dev/null
+	[ "${#FUZZ_MIN[@]}" -eq 1 ]
+	fuzz_ddmin answers "$BATS_TEST_TMPDIR/min7" "1 a" "1.0 b" 2>/dev/null
+	[ "${#FUZZ_MIN[@]}" -eq 1 ]
 }
 
 # answers CANDIDATE...: answers "$ANSWER" whatever the candidates.
@@ -212,6 +243,20 @@ answers() { echo "$ANSWER"; }
 	run "$VRB_ROOT/scripts/fuzz.sh" --replay --kernel stock
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"--replay needs a file"* ]]
+	echo "close 0" >"$BATS_TEST_TMPDIR/ok.ops"
+	run "$VRB_ROOT/scripts/fuzz.sh" --replay "$BATS_TEST_TMPDIR/ok.ops" --seconds 20
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--replay takes --kernel only, not --seconds"* ]]
+	run "$VRB_ROOT/scripts/fuzz.sh" --out "" --kernel "$BATS_TEST_TMPDIR/none"
+	[[ "$output" == *"'' is no name for a result dir"* ]]
+	run "$VRB_ROOT/scripts/fuzz.sh" --out "$BATS_TEST_TMPDIR/ok.ops" --kernel "$BATS_TEST_TMPDIR/none"
+	[[ "$output" == *"exists and is not empty"* ]]
+	# a file that is not a log is refused before a guest boots (any file
+	# passes for a kernel image until then)
+	echo "bogus" >"$BATS_TEST_TMPDIR/bad.ops"
+	run "$VRB_ROOT/scripts/fuzz.sh" --replay "$BATS_TEST_TMPDIR/bad.ops" --kernel "$BATS_TEST_TMPDIR/ok.ops"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"bad.ops is not a log of operations"* ]]
 	run "$VRB_ROOT/scripts/fuzz.sh" --replay "$BATS_TEST_TMPDIR/none.ops"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"cannot read $BATS_TEST_TMPDIR/none.ops"* ]]
@@ -240,6 +285,9 @@ answers() { echo "$ANSWER"; }
 	run grep -c data_ "$BATS_TEST_TMPDIR/list"
 	[ "$output" -eq 0 ]
 	# kprobe_profile: probes named by the list's line; line 2 not probed
+	# no probe set: an empty profile, every function listed without hits
+	: >"$BATS_TEST_TMPDIR/profile"
+	[ "$(fuzz_coverage "$BATS_TEST_TMPDIR/list" "$BATS_TEST_TMPDIR/profile" | grep -c ',$')" -eq 8 ]
 	printf '  %-44s %15s %15s\n' c_0 12 0 c_1 0 0 c_3 7 0 c_7 1 0 >"$BATS_TEST_TMPDIR/profile"
 	fuzz_coverage "$BATS_TEST_TMPDIR/list" "$BATS_TEST_TMPDIR/profile" >"$BATS_TEST_TMPDIR/cov.csv"
 	[ "$(sed -n 2,4p "$BATS_TEST_TMPDIR/cov.csv" | tr '\n' ' ')" = \
