@@ -111,7 +111,7 @@ fuzz_functions() {
 	for o in $FUZZ_COVER_OBJS; do
 		[ -f "$1/$o" ] || { echo "fuzz_functions: no $1/$o" >&2; return 1; }
 		nm --defined-only "$1/$o" | awk -v o="$o" '$2 ~ /^[tT]$/ && $3 !~ /\.cold$/ { print o, $3 }' |
-			sort -u
+			sort -u || { echo "fuzz_functions: nm $1/$o failed" >&2; return 1; }
 	done
 }
 

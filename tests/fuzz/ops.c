@@ -164,10 +164,10 @@ int op_parse(const char *line, struct op *op)
 
 void op_format(const struct op *op, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "%s", kinds[op->kind].name);
+	size_t n = (size_t)snprintf(buf, len, "%s", kinds[op->kind].name);
 
-	for (int i = 0; i < FZ_NARG && kinds[op->kind].args[i] != A_NONE; i++)
-		n += snprintf(buf + n, len > (size_t)n ? len - n : 0, " %ld", op->a[i]);
+	for (int i = 0; i < FZ_NARG && kinds[op->kind].args[i] != A_NONE && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, " %ld", op->a[i]);
 }
 
 void op_usage(FILE *f)

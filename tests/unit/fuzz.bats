@@ -69,7 +69,7 @@ ops() { sed -n 's/^op [0-9]*: //p' "$1"; }
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"nul.ops:1: a NUL byte in the line"* ]]
 	for bad in 'open 0 0 0 0\rgarbage' '\fopen 0 0 0 0' 'open 0 0 0 0\v'; do
-		printf "$bad\\n" >"$BATS_TEST_TMPDIR/ctl.ops"
+		printf '%b\n' "$bad" >"$BATS_TEST_TMPDIR/ctl.ops"
 		run "$FZ" --replay "$BATS_TEST_TMPDIR/ctl.ops" --print-only
 		[ "$status" -eq 2 ]
 		[[ "$output" == *"ctl.ops:1: not an operation"* ]]
@@ -204,15 +204,16 @@ fails_with_x1_to_x4() {
 	[ "${FUZZ_MIN[*]}" = "b e" ]
 	# nor as escapes or numbers: a kind whose removal changes nothing, or
 	# empties the sequence, is no candidate (no endless round, no empty result)
-	ANSWER=0
+	echo 0 >"$BATS_TEST_TMPDIR/answer"
 	fuzz_ddmin answers "$BATS_TEST_TMPDIR/min6" 'x\ty 1' "open 0" 2>/dev/null
 	[ "${#FUZZ_MIN[@]}" -eq 1 ]
 	fuzz_ddmin answers "$BATS_TEST_TMPDIR/min7" "1 a" "1.0 b" 2>/dev/null
 	[ "${#FUZZ_MIN[@]}" -eq 1 ]
 }
 
-# answers CANDIDATE...: answers "$ANSWER" whatever the candidates.
-answers() { echo "$ANSWER"; }
+# answers CANDIDATE...: answers what $BATS_TEST_TMPDIR/answer holds,
+# whatever the candidates.
+answers() { cat "$BATS_TEST_TMPDIR/answer"; }
 
 @test "fuzz_ddmin: refuses no operations, and a tester's answer that names no candidate" {
 	load_libs
@@ -220,14 +221,15 @@ answers() { echo "$ANSWER"; }
 	run fuzz_ddmin fails_with_b_and_e "$BATS_TEST_TMPDIR/m0"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"no operations to minimise"* ]]
-	for ANSWER in 3 7 -2 x "" 01; do
-		export ANSWER
+	for a in 3 7 -2 x "" 01; do
+		echo "$a" >"$BATS_TEST_TMPDIR/answer"
 		run fuzz_ddmin answers "$BATS_TEST_TMPDIR/m1" a b c
-		echo "$ANSWER: $output"
+		echo "$a: $output"
 		[ "$status" -ne 0 ]
 		[[ "$output" == *"fuzz_ddmin: answers answered"* ]]
 	done
-	ANSWER=-1 run fuzz_ddmin answers "$BATS_TEST_TMPDIR/m2" a b c
+	echo -1 >"$BATS_TEST_TMPDIR/answer"
+	run fuzz_ddmin answers "$BATS_TEST_TMPDIR/m2" a b c
 	[ "$status" -eq 0 ]
 }
 
