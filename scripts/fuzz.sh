@@ -203,14 +203,15 @@ fuzz() {
 	# the last seed may start just before the deadline and run RUN_TIMEOUT
 	# (900 s, fuzz-guest.sh); the boot and the splat search get the rest
 	guest "$work/fuzz" $((seconds + 1200)) seeds "$seed" $((seed + 100000000)) "$ops" "$seconds" eth0 || rc=$?
-	results_csv_open "$out/seeds.csv" "seed,outcome,ops,accounts_checked,accounts_skipped" \
+	results_csv_open "$out/seeds.csv" \
+		"seed,outcome,ops,accounts_checked,accounts_skipped,vaccounts_checked,stock_unconsume_losses" \
 		"fuzz_kernel=$kernel"
 	for f in "$work"/fuzz/seed-*.log; do
 		[ -e "$f" ] || continue
 		name=$(basename "$f" .log)
 		outcome=fail
 		! grep -qx "pass $name" "$work/fuzz.out" || outcome=pass
-		echo "${name#seed-},$outcome,$(grep -c '^op ' "$f" || true),$(grep -c '^  account .*: sent ' "$f" || true),$(grep -c '^  account .*skipped' "$f" || true)"
+		echo "${name#seed-},$outcome,$(grep -c '^op ' "$f" || true),$(grep -c '^  v\{0,1\}account .*: sent ' "$f" || true),$(grep -c '^  v\{0,1\}account .*skipped' "$f" || true),$(grep -c '^  vaccount .*: sent ' "$f" || true),$(grep -c '^  vaccount .*: stock: ' "$f" || true)"
 	done | sort -t, -k1,1n >>"$out/seeds.csv"
 	cover=''
 	if [ -n "$coverage" ]; then
@@ -282,7 +283,7 @@ finish() {
 		echo
 		echo "- Kernel: $kernel ($(kernel_flavour)), from seed $seed, $ops operations a seed, for $seconds s."
 		echo "- Seeds run: $seeds; operations: $2 ($(tail -n 1 "$work/fuzz.out" | grep '^ran ' || echo 'the guest did not finish'))."
-		echo "- Accounting phases checked: $(grep -v '^#' "$out/seeds.csv" | tail -n +2 | awk -F, '{ c += $4; s += $5 } END { printf "%d (skipped: %d: the tap down, without a carrier, or with no queue attached)", c, s }')."
+		echo "- Accounting phases checked: $(grep -v '^#' "$out/seeds.csv" | tail -n +2 | awk -F, '{ c += $4; s += $5; v += $6; l += $7 } END { printf "%d (skipped: %d: the tap down, without a carrier, with no queue attached, or not vhost-net'"'"'s backend); %d of them removed vhost-net'"'"'s backend, and %d of those lost frames uncounted (stock only)", c, s, v, l }')."
 		[ ! -f "$out/coverage.csv" ] || fuzz_reached "$out/coverage.csv" | sed 's/^/- Coverage, /'
 		[ -z "$found_s" ] || echo "- Failed after $found_s s (host time from the guest's start to its end: the boot included)."
 		[ -z "$again" ] || echo "- The failing seed's operations alone, in a fresh guest: failed the same way $again times of 3."

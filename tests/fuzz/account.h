@@ -9,6 +9,7 @@
 #ifndef ACCOUNT_H
 #define ACCOUNT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "ops.h"
@@ -26,12 +27,16 @@ struct account_phase {
 	long long tx_dropped;	/* the tap's tx_dropped, its change */
 	long long qdisc_drops;	/* the root qdisc's drops, their change */
 	long long backlog;	/* frames the root qdisc still holds */
+	long long bp_ring;	/* > 0: the tap has IFF_BACKPRESSURE, its qdiscs all
+				 * queue, its ring has this many entries (16 or
+				 * more): no frame may drop at the ring */
 };
 
 /*
  * 0 when the qdisc holds no frame, no frame met a stopped queue without a
- * qdisc, and every frame taken is read or counted as dropped; else 1, and
- * why ("stopped queue: ..." or "accounting: ...").
+ * qdisc, every frame taken is read or counted as dropped, and with
+ * bp_ring none is dropped at the ring (tx_dropped); else 1, and why
+ * ("stopped queue: ...", "accounting: ..." or "backpressure: ...").
  */
 int account_judge(const struct account_phase *p, char *why, size_t len);
 
@@ -42,5 +47,26 @@ int account_judge(const struct account_phase *p, char *why, size_t len);
  * counters could not be read ("FAIL: " on stdout).
  */
 int account_run(struct fz *st, int dev, unsigned int n);
+
+/* Frames taken less those read or counted: > 0 when some are lost. */
+long long account_shortfall(const struct account_phase *p);
+
+/*
+ * Stock vhost-net (without the accounting set) frees what it gives back
+ * to a full ring without counting it, at most a batch (VHOST_NET_BATCH):
+ * whether p's judgement failed only by such a loss.
+ */
+#define STOCK_RX_BATCH 64
+bool account_stock_unconsume(const struct account_phase *p);
+
+/*
+ * As account_run(), on a tap that is vhost-net's backend (the frames it
+ * delivers read too), with the backend removed after the frames are sent:
+ * what vhost-net took and did not deliver goes back to the tap's ring,
+ * and is read or counted as dropped. On a stock kernel a loss of at most
+ * a batch is reported ("stock: ") and passes. Skipped when dev is not the
+ * backend.
+ */
+int account_vhost_run(struct fz *st, int dev, unsigned int n);
 
 #endif /* ACCOUNT_H */

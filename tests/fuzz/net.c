@@ -206,9 +206,12 @@ int net_qdisc_stats(const char *ifname, struct qdisc_stats *q)
 		return -1;
 	}
 	rewind(f);
-	while (fgets(line, sizeof(line), f) && !(got_drops && got_backlog)) {
+	q->noqueue = false;
+	while (fgets(line, sizeof(line), f)) {
 		const char *p;
 
+		if (!strncmp(line, "qdisc noqueue ", 14))
+			q->noqueue = true;
 		if (!got_drops && (p = strstr(line, "(dropped "))) {
 			q->drops = strtoll(p + 9, NULL, 10);
 			got_drops = true;

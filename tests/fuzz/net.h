@@ -57,6 +57,7 @@ int net_send(const char *ifname, unsigned int n, struct send_counts *c);
 struct qdisc_stats {
 	long long drops;
 	long long backlog;	/* packets */
+	bool noqueue;		/* some qdisc listed is noqueue: frames do not wait */
 };
 int net_qdisc_stats(const char *ifname, struct qdisc_stats *q);
 

@@ -25,6 +25,9 @@ static const long limits[] = { 0, 1, 2, 16, 1000 };
 static const long rings[] = { 0, 1, 2, 64, 128, 256, 512, 1024, 4096 };
 /* vhost-net rx batches: the series takes 1 to 256 */
 static const long batches[] = { 0, 1, 2, 64, 256, 257, 65535, 4294967295L };
+/* vhost-net's rx vring: powers of two (others refused), buffers to post */
+static const long vnums[] = { 1, 2, 4, 64, 256 };
+static const long bufs[] = { 0, 1, 2, 64, 256 };
 static const char *const qdiscs[] = { "noqueue", "pfifo_fast", "fq_codel", "pfifo" };
 static const char *const knobs[] = { "min_numfree", "refill_max" };
 /* What is written to a knob: good values, bad ones, malformed strings. */
@@ -36,7 +39,7 @@ static const char *const knob_values[] = {
 #define N_OF(a) ((long)(sizeof(a) / sizeof((a)[0])))
 
 enum arg { A_SLOT, A_DEV, A_BOOL, A_UP, A_TXQLEN, A_COUNT, A_QDISC, A_LIMIT, A_KNOB, A_KNOBVAL,
-	   A_RING, A_CHANNELS, A_VQ, A_BATCH, A_NONE };
+	   A_RING, A_CHANNELS, A_VQ, A_BATCH, A_VNUM, A_BUFS, A_NONE };
 
 struct kind {
 	const char *name;
@@ -46,7 +49,8 @@ struct kind {
 };
 
 enum { K_OPEN, K_CLOSE, K_DETACH, K_ATTACH, K_PERSIST, K_TXQLEN, K_QDISC, K_LINK, K_WRITE,
-       K_READ, K_SEND, K_ACCOUNT, K_KNOB, K_RING, K_CHANNELS, K_NETNS, K_RXBATCH, K_N };
+       K_READ, K_SEND, K_ACCOUNT, K_KNOB, K_RING, K_CHANNELS, K_NETNS, K_RXBATCH, K_BACKEND,
+       K_VRING, K_VACCOUNT, K_N };
 
 #define NO A_NONE
 static const struct kind kinds[K_N] = {
@@ -67,6 +71,9 @@ static const struct kind kinds[K_N] = {
 	[K_CHANNELS] = { "channels", 1, { A_CHANNELS, NO, NO, NO }, "COMBINED" },
 	[K_NETNS] = { "netns", 2, { A_BOOL, A_TXQLEN, A_COUNT, NO }, "BACKPRESSURE LEN FRAMES" },
 	[K_RXBATCH] = { "rxbatch", 2, { A_VQ, A_BATCH, NO, NO }, "VRING BATCH" },
+	[K_BACKEND] = { "backend", 6, { A_SLOT, A_BOOL, A_VNUM, NO }, "SLOT ON VRING_SIZE" },
+	[K_VRING] = { "vring", 4, { A_BUFS, NO, NO, NO }, "BUFFERS" },
+	[K_VACCOUNT] = { "vaccount", 4, { A_DEV, A_COUNT, NO, NO }, "DEV FRAMES" },
 };
 
 /* The largest value each argument takes (the smallest is 0). */
@@ -87,6 +94,8 @@ static long arg_max(enum arg a)
 	case A_CHANNELS: return 3;
 	case A_VQ: return 2;
 	case A_BATCH: return 4294967295L;
+	case A_VNUM:
+	case A_BUFS: return VH_NUM_MAX;
 	case A_NONE: break;
 	}
 	return 0;
@@ -107,6 +116,10 @@ static long arg_generate(struct rng *g, enum arg a)
 	case A_LIMIT: return pick(g, limits, N_OF(limits), arg_max(a));
 	case A_RING: return pick(g, rings, N_OF(rings), arg_max(a));
 	case A_BATCH: return pick(g, batches, N_OF(batches), 512);
+	case A_VNUM:	/* a power of two: tunfuzz lays out no other */
+		return rng_next(g) % 4 ? vnums[rng_next(g) % (uint64_t)N_OF(vnums)]
+				       : 1L << (rng_next(g) % 9);
+	case A_BUFS: return pick(g, bufs, N_OF(bufs), arg_max(a));
 	case A_UP: return rng_next(g) % 4 != 0;	/* a link is up more often */
 	case A_NONE: return 0;
 	default: return (long)(rng_next(g) % (uint64_t)(arg_max(a) + 1));
@@ -187,8 +200,11 @@ static int ioctl_ret(int fd, unsigned long req, void *arg)
 	return ioctl(fd, req, arg) < 0 ? -errno : 0;
 }
 
+/* Closes slot s; its fd is first removed as vhost-net's backend, as a VMM would. */
 static void slot_close(struct fz *st, int s)
 {
+	if (st->fd[s] >= 0 && st->fd[s] == st->vh.backend)
+		say(st, "backend removed", vh_backend(&st->vh, -1, -1));
 	if (st->fd[s] >= 0)
 		close(st->fd[s]);
 	st->fd[s] = -1;
@@ -354,11 +370,6 @@ static int op_netns(const long *a)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
 }
 
-#ifndef VHOST_NET_SET_VRING_RX_BATCH
-#define VHOST_NET_SET_VRING_RX_BATCH _IOW(VHOST_VIRTIO, 0x38, struct vhost_vring_state)
-#define VHOST_NET_GET_VRING_RX_BATCH _IOWR(VHOST_VIRTIO, 0x39, struct vhost_vring_state)
-#endif
-
 /*
  * The series' vhost-net rx batch on vring a[0], set to a[1], on a
  * /dev/vhost-net this process owns: a set must take a batch of 1 to 256
@@ -373,17 +384,13 @@ static int op_rxbatch(struct fz *st, const long *a)
 	unsigned int before;
 	int set;
 
-	if (st->vhost_fd < 0) {
-		st->vhost_fd = open("/dev/vhost-net", O_RDWR | O_CLOEXEC);
-		if (st->vhost_fd < 0 || ioctl(st->vhost_fd, VHOST_SET_OWNER) < 0) {
-			printf("FAIL: vhost-net unusable: /dev/vhost-net: %s\n", strerror(errno));
-			if (st->vhost_fd >= 0)
-				close(st->vhost_fd);
-			st->vhost_fd = -1;
-			return 1;
-		}
+	int own = vh_own(&st->vh);
+
+	if (own) {
+		printf("FAIL: vhost-net unusable: /dev/vhost-net: %s\n", strerror(-own));
+		return 1;
 	}
-	if (ioctl(st->vhost_fd, VHOST_NET_GET_VRING_RX_BATCH, &s) < 0) {
+	if (ioctl(st->vh.dev.fd, VHOST_NET_GET_VRING_RX_BATCH, &s) < 0) {
 		if (errno == ENOTTY && !st->patched) {
 			say(st, "rxbatch", -errno);
 			return 0;
@@ -394,10 +401,10 @@ static int op_rxbatch(struct fz *st, const long *a)
 	before = s.num;
 	s.index = (unsigned int)a[0];
 	s.num = (unsigned int)a[1];
-	set = ioctl_ret(st->vhost_fd, VHOST_NET_SET_VRING_RX_BATCH, &s);
+	set = ioctl_ret(st->vh.dev.fd, VHOST_NET_SET_VRING_RX_BATCH, &s);
 	say(st, "rxbatch", set);
 	s.index = 0;
-	if (ioctl(st->vhost_fd, VHOST_NET_GET_VRING_RX_BATCH, &s) < 0) {
+	if (ioctl(st->vh.dev.fd, VHOST_NET_GET_VRING_RX_BATCH, &s) < 0) {
 		printf("FAIL: rxbatch get: after a set: %s\n", strerror(errno));
 		return 1;
 	}
@@ -406,6 +413,39 @@ static int op_rxbatch(struct fz *st, const long *a)
 		       a[0], a[1], set ? strerror(-set) : "ok", s.num, before);
 		return 1;
 	}
+	return 0;
+}
+
+/*
+ * vhost-net's rx backend: with a[1], slot a[0]'s tap fd (the vring set up
+ * first with a[2] entries when there is no backend yet, its buffers all
+ * posted); without, none. A VMM's sequence; the kernel's answers are
+ * printed, not judged, except that vhost-net must be there.
+ */
+static int op_backend(struct fz *st, const long *a)
+{
+	int s = (int)a[0], own = vh_own(&st->vh), ret;
+
+	if (own) {
+		printf("FAIL: vhost-net unusable: /dev/vhost-net: %s\n", strerror(-own));
+		return 1;
+	}
+	if (!a[1]) {
+		say(st, "backend", st->vh.backend < 0 ? 0 : vh_backend(&st->vh, -1, -1));
+		return 0;
+	}
+	if (st->fd[s] < 0) {
+		say(st, "backend", -EBADF);
+		return 0;
+	}
+	if (st->vh.backend < 0) {
+		ret = vh_setup(&st->vh, (unsigned int)a[2]);
+		say(st, "vring", ret);
+		if (ret)
+			return 0;
+		vh_post(&st->vh, VH_NUM_MAX);
+	}
+	say(st, "backend", vh_backend(&st->vh, st->fd[s], st->dev[s]));
 	return 0;
 }
 
@@ -465,6 +505,16 @@ int op_run(struct fz *st, const struct op *op)
 		break;
 	case K_RXBATCH:
 		return op_rxbatch(st, a);
+	case K_BACKEND:
+		return op_backend(st, a);
+	case K_VRING:
+		vh_reap(&st->vh);
+		ret = (int)vh_post(&st->vh, (unsigned int)a[0]);
+		if (st->verbose)
+			printf("  vring: %d posted\n", ret);
+		return 0;
+	case K_VACCOUNT:
+		return account_vhost_run(st, s, (unsigned int)a[1]);
 	}
 	say(st, kinds[op->kind].name, ret);
 	return 0;
@@ -488,7 +538,7 @@ void fz_init(struct fz *st, const char *nic)
 		st->dev[i] = 0;
 		st->detached[i] = false;
 	}
-	st->vhost_fd = -1;
+	vh_init(&st->vh);
 	st->nic = nic;
 	st->verbose = false;
 	st->patched = false;
@@ -523,8 +573,6 @@ void fz_cleanup(struct fz *st)
 {
 	for (int i = 0; i < FZ_NSLOT; i++)
 		slot_close(st, i);
-	if (st->vhost_fd >= 0)
-		close(st->vhost_fd);
-	st->vhost_fd = -1;
+	vh_close(&st->vh);
 	delete_taps();
 }

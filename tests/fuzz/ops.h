@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "rng.h"
+#include "vhost_rx.h"
 
 #define FZ_NDEV 2	/* taps fz0, fz1 */
 #define FZ_NSLOT 4	/* open tun fds */
@@ -28,7 +29,7 @@ struct fz {
 	int fd[FZ_NSLOT];	/* -1: closed */
 	int dev[FZ_NSLOT];	/* which tap the fd was opened on */
 	bool detached[FZ_NSLOT];	/* its queue detached (TUNSETQUEUE) */
-	int vhost_fd;		/* an owned /dev/vhost-net, or -1 (opened on use) */
+	struct fz_vhost vh;	/* vhost-net, its rx vring and backend (vhost_rx.h) */
 	const char *nic;	/* a virtio-net device for its knobs, or NULL */
 	bool verbose;		/* each operation's answer on stdout */
 	bool patched;		/* the kernel carries the series: its ioctls exist */

@@ -81,6 +81,43 @@ static int an_empty_phase_passes(void)
 	return 0;
 }
 
+static int backpressure_forbids_ring_drops(void)
+{
+	struct account_phase p = phase();
+	char why[256];
+
+	p.bp_ring = 16;
+	CHECK(account_judge(&p, why, sizeof(why)) == 1);
+	CHECK(strstr(why, "backpressure: fz0 dropped 6 frames at a ring of 16"));
+	p.read += p.tx_dropped;
+	p.tx_dropped = 0;
+	CHECK(account_judge(&p, why, sizeof(why)) == 0);
+	return 0;
+}
+
+static int a_stock_unconsume_loss_is_at_most_a_batch(void)
+{
+	struct account_phase p = phase();
+
+	CHECK(!account_stock_unconsume(&p));
+	p.sent += STOCK_RX_BATCH;
+	CHECK(account_shortfall(&p) == STOCK_RX_BATCH);
+	CHECK(account_stock_unconsume(&p));
+	p.sent++;
+	CHECK(!account_stock_unconsume(&p));
+	p.sent -= STOCK_RX_BATCH;
+	CHECK(account_shortfall(&p) == 1);
+	CHECK(account_stock_unconsume(&p));
+	p.backlog = 1;
+	CHECK(!account_stock_unconsume(&p));
+	p.backlog = 0;
+	p.sent--;
+	p.down = 1;
+	CHECK(account_shortfall(&p) == 1);
+	CHECK(!account_stock_unconsume(&p));
+	return 0;
+}
+
 int main(void)
 {
 	static const struct check_test tests[] = {
@@ -90,6 +127,9 @@ int main(void)
 		{ "frames left in the qdisc: a stopped queue", frames_left_in_the_qdisc_fail },
 		{ "ENETDOWN after the fds read empty: a stopped queue", enetdown_is_a_stopped_queue },
 		{ "no frames: passes; a backlog alone fails", an_empty_phase_passes },
+		{ "backpressure on, a ring of 16: a ring drop fails", backpressure_forbids_ring_drops },
+		{ "stock unconsume: a loss of 1 to a batch, nothing stuck",
+		  a_stock_unconsume_loss_is_at_most_a_batch },
 	};
 
 	return check_run("account", tests, sizeof(tests) / sizeof(tests[0]));

@@ -3,8 +3,10 @@
  * tunfuzz: seeded sequences of operations on tun/tap devices and the state
  * around them (tx_queue_len, qdiscs, link state, IFF_BACKPRESSURE, queues
  * attached and detached, frames written, read and sent, network namespaces
- * torn down with frames queued, virtio_net's rx knobs and ring sizes), with
- * an accounting oracle (account.h). Runs in a throwaway guest, as root.
+ * torn down with frames queued, virtio_net's rx knobs and ring sizes,
+ * vhost-net's rx batch and a tap as its rx backend, fed from a vring in
+ * this process), with an accounting oracle (account.h). Runs in a
+ * throwaway guest, as root.
  *
  * Every operation is printed ("op N: LINE") and flushed before it runs, so
  * that the log of a run the kernel killed ends at the operation that did

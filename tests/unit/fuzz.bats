@@ -104,11 +104,11 @@ ops() { sed -n 's/^op [0-9]*: //p' "$1"; }
 	[[ "$output" == *"Operations (SLOT 0-3, DEV 0-1"* ]]
 }
 
-@test "the accounting oracle fails a lost frame, a frame counted twice and a stopped queue (ASan/UBSan)" {
+@test "the accounting oracle fails a lost frame, a frame counted twice, a stopped queue and a ring drop under backpressure (ASan/UBSan)" {
 	run make -s -C "$VRB_ROOT/tests/fuzz" BUILD="$BUILD" check
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"account: 6 passed, 0 failed"* ]]
+	[[ "$output" == *"account: 8 passed, 0 failed"* ]]
 }
 
 @test "fuzz_signature: the same failure at other addresses and times has one signature" {
