@@ -143,8 +143,10 @@ guest_hidden() {
 
 # What a kernel prints when something went wrong: KASAN and other BUG:
 # reports, WARN()s and lockdep's "WARNING: possible ... locking", RCU
-# stalls, hung tasks, oopses, panics, UBSAN. One extended regex.
-GUEST_SPLAT_RE='(BUG: |WARNING: |INFO: rcu_|rcu: INFO: |INFO: task .* blocked for more than|Kernel panic|Oops: |general protection fault|UBSAN: |kernel BUG at)'
+# stalls, hung tasks, oopses, panics, UBSAN; and the core's complaints of a
+# virtual device without a queue that returned busy, and of a netdev whose
+# references never drop. One extended regex.
+GUEST_SPLAT_RE='(BUG: |WARNING: |INFO: rcu_|rcu: INFO: |INFO: task .* blocked for more than|Kernel panic|Oops: |general protection fault|UBSAN: |kernel BUG at|unregister_netdevice: waiting for |asks to queue packet!)'
 
 # guest_splats CONSOLE: prints the splat lines of a guest's console log;
 # true when there is one. Not one: the panic when our init exits, which it

@@ -32,9 +32,10 @@ RCU stall), or a failed accounting or stopped-queue check. The failing
 seed's operations are then cut down (ddmin, a guest boot per round) to a
 sequence that fails the same way, none of whose operations can go alone:
 repro.ops in the result dir, and repro.sh, which replays it.
-Writes results/<date>-fuzz-<base>/: meta.txt, seeds.csv (seed, outcome,
-operations, why), summary.md; on a failure the seed's log, the guest's
-console, repro.ops and repro.sh.
+Writes results/<date>-fuzz-<base>/: meta.txt, seeds.csv (per seed: its
+outcome, operations, accounting phases checked and skipped, vaccount phases
+checked, and those of them with a stock unconsume loss), summary.md; on a
+failure the seed's log, the guest's console, repro.ops and repro.sh.
 
   --kernel K      stock, patched (default), or a bzImage
   --seconds S     how long to fuzz, 10 to 86400 (default 600)
@@ -211,7 +212,7 @@ fuzz() {
 		name=$(basename "$f" .log)
 		outcome=fail
 		! grep -qx "pass $name" "$work/fuzz.out" || outcome=pass
-		echo "${name#seed-},$outcome,$(grep -c '^op ' "$f" || true),$(grep -c '^  v\{0,1\}account .*: sent ' "$f" || true),$(grep -c '^  v\{0,1\}account .*skipped' "$f" || true),$(grep -c '^  vaccount .*: sent ' "$f" || true),$(grep -c '^  vaccount .*: stock: ' "$f" || true)"
+		echo "${name#seed-},$outcome,$(grep -c '^op ' "$f" || true),$(grep -c '^  v\{0,1\}account .*: sent ' "$f" || true),$(grep -c '^  v\{0,1\}account[ :].*skipped' "$f" || true),$(grep -c '^  vaccount .*: sent ' "$f" || true),$(grep -c '^  vaccount .*: stock: ' "$f" || true)"
 	done | sort -t, -k1,1n >>"$out/seeds.csv"
 	cover=''
 	if [ -n "$coverage" ]; then
@@ -283,7 +284,7 @@ finish() {
 		echo
 		echo "- Kernel: $kernel ($(kernel_flavour)), from seed $seed, $ops operations a seed, for $seconds s."
 		echo "- Seeds run: $seeds; operations: $2 ($(tail -n 1 "$work/fuzz.out" | grep '^ran ' || echo 'the guest did not finish'))."
-		echo "- Accounting phases checked: $(grep -v '^#' "$out/seeds.csv" | tail -n +2 | awk -F, '{ c += $4; s += $5; v += $6; l += $7 } END { printf "%d (skipped: %d: the tap down, without a carrier, with no queue attached, or not vhost-net'"'"'s backend); %d of them removed vhost-net'"'"'s backend, and %d of those lost frames uncounted (stock only)", c, s, v, l }')."
+		echo "- Accounting phases checked: $(grep -v '^#' "$out/seeds.csv" | tail -n +2 | awk -F, '{ c += $4; s += $5; v += $6; l += $7 } END { printf "%d (skipped: %d: the tap down, without a carrier, with no queue attached, or no vhost-net backend); %d of them removed vhost-net'"'"'s backend, and %d of those lost frames uncounted (stock only)", c, s, v, l }')."
 		[ ! -f "$out/coverage.csv" ] || fuzz_reached "$out/coverage.csv" | sed 's/^/- Coverage, /'
 		[ -z "$found_s" ] || echo "- Failed after $found_s s (host time from the guest's start to its end: the boot included)."
 		[ -z "$again" ] || echo "- The failing seed's operations alone, in a fresh guest: failed the same way $again times of 3."

@@ -27,6 +27,7 @@ struct account_phase {
 	long long tx_dropped;	/* the tap's tx_dropped, its change */
 	long long qdisc_drops;	/* the root qdisc's drops, their change */
 	long long backlog;	/* frames the root qdisc still holds */
+	long long ring;		/* the tap's tx_queue_len (its rings' size) */
 	long long bp_ring;	/* > 0: the tap has IFF_BACKPRESSURE, its qdiscs all
 				 * queue, its ring has this many entries (16 or
 				 * more): no frame may drop at the ring */
@@ -53,20 +54,21 @@ long long account_shortfall(const struct account_phase *p);
 
 /*
  * Stock vhost-net (without the accounting set) frees what it gives back
- * to a full ring without counting it, at most a batch (VHOST_NET_BATCH):
- * whether p's judgement failed only by such a loss.
+ * to a full ring without counting it, at most a batch (VHOST_NET_BATCH)
+ * and at most a ring: whether p's judgement failed only by such a loss.
  */
 #define STOCK_RX_BATCH 64
 bool account_stock_unconsume(const struct account_phase *p);
 
 /*
- * As account_run(), on a tap that is vhost-net's backend (the frames it
- * delivers read too), with the backend removed after the frames are sent:
- * what vhost-net took and did not deliver goes back to the tap's ring,
- * and is read or counted as dropped. On a stock kernel a loss of at most
- * a batch is reported ("stock: ") and passes. Skipped when dev is not the
- * backend.
+ * As account_run(), on the tap that is vhost-net's backend (the frames it
+ * delivers read too): after the n frames vhost-net gets no buffer until
+ * it is idle holding a batch, the tap's ring is refilled, and the backend
+ * is removed: what vhost-net took and did not deliver goes back to a full
+ * ring, and must be read or counted as dropped. On a stock kernel a loss
+ * of at most a batch is reported ("stock: ") and passes. Skipped without
+ * a backend.
  */
-int account_vhost_run(struct fz *st, int dev, unsigned int n);
+int account_vhost_run(struct fz *st, unsigned int n);
 
 #endif /* ACCOUNT_H */

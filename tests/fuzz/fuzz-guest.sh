@@ -31,11 +31,9 @@ t0=$(date +%s)
 
 # usage [STATUS]: the usage text, on stderr unless STATUS is 0.
 usage() {
-	if [ "${1:-2}" -eq 0 ]; then
-		sed -n '/^# Usage:/,/^# run); 2/s/^# \{0,1\}//p' "$0"
-	else
-		sed -n '/^# Usage:/,/^# run); 2/s/^# \{0,1\}//p' "$0" >&2
-	fi
+	local fd=2
+	[ "${1:-2}" -ne 0 ] || fd=1
+	sed -n '/^# Usage:/,/^# run); 2/s/^# \{0,1\}//p' "$0" >&"$fd"
 	exit "${1:-2}"
 }
 

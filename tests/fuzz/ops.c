@@ -71,9 +71,9 @@ static const struct kind kinds[K_N] = {
 	[K_CHANNELS] = { "channels", 1, { A_CHANNELS, NO, NO, NO }, "COMBINED" },
 	[K_NETNS] = { "netns", 2, { A_BOOL, A_TXQLEN, A_COUNT, NO }, "BACKPRESSURE LEN FRAMES" },
 	[K_RXBATCH] = { "rxbatch", 2, { A_VQ, A_BATCH, NO, NO }, "VRING BATCH" },
-	[K_BACKEND] = { "backend", 6, { A_SLOT, A_BOOL, A_VNUM, NO }, "SLOT ON VRING_SIZE" },
+	[K_BACKEND] = { "backend", 6, { A_SLOT, A_BOOL, A_VNUM, NO }, "SLOT ON SIZE" },
 	[K_VRING] = { "vring", 4, { A_BUFS, NO, NO, NO }, "BUFFERS" },
-	[K_VACCOUNT] = { "vaccount", 4, { A_DEV, A_COUNT, NO, NO }, "DEV FRAMES" },
+	[K_VACCOUNT] = { "vaccount", 4, { A_COUNT, NO, NO, NO }, "FRAMES" },
 };
 
 /* The largest value each argument takes (the smallest is 0). */
@@ -203,8 +203,16 @@ static int ioctl_ret(int fd, unsigned long req, void *arg)
 /* Closes slot s; its fd is first removed as vhost-net's backend, as a VMM would. */
 static void slot_close(struct fz *st, int s)
 {
-	if (st->fd[s] >= 0 && st->fd[s] == st->vh.backend)
-		say(st, "backend removed", vh_backend(&st->vh, -1, -1));
+	if (st->fd[s] >= 0 && st->fd[s] == st->vh.backend) {
+		int ret = vh_backend(&st->vh, -1, -1);
+
+		say(st, "backend removed", ret);
+		/* vhost-net keeps the file after a failed removal; not this fd */
+		if (ret) {
+			st->vh.backend = -1;
+			st->vh.orphan = true;
+		}
+	}
 	if (st->fd[s] >= 0)
 		close(st->fd[s]);
 	st->fd[s] = -1;
@@ -381,10 +389,8 @@ static int op_rxbatch(struct fz *st, const long *a)
 {
 	struct vhost_vring_state s = { .index = 0 };
 	bool valid = a[0] == 0 && a[1] >= 1 && a[1] <= 256;
+	int own = vh_own(&st->vh), set;
 	unsigned int before;
-	int set;
-
-	int own = vh_own(&st->vh);
 
 	if (own) {
 		printf("FAIL: vhost-net unusable: /dev/vhost-net: %s\n", strerror(-own));
@@ -431,7 +437,8 @@ static int op_backend(struct fz *st, const long *a)
 		return 1;
 	}
 	if (!a[1]) {
-		say(st, "backend", st->vh.backend < 0 ? 0 : vh_backend(&st->vh, -1, -1));
+		say(st, "backend", st->vh.backend < 0 && !st->vh.orphan ? 0 :
+				   vh_backend(&st->vh, -1, -1));
 		return 0;
 	}
 	if (st->fd[s] < 0) {
@@ -514,7 +521,7 @@ int op_run(struct fz *st, const struct op *op)
 			printf("  vring: %d posted\n", ret);
 		return 0;
 	case K_VACCOUNT:
-		return account_vhost_run(st, s, (unsigned int)a[1]);
+		return account_vhost_run(st, (unsigned int)a[0]);
 	}
 	say(st, kinds[op->kind].name, ret);
 	return 0;

@@ -99,6 +99,7 @@ static int a_stock_unconsume_loss_is_at_most_a_batch(void)
 {
 	struct account_phase p = phase();
 
+	p.ring = 1000;
 	CHECK(!account_stock_unconsume(&p));
 	p.sent += STOCK_RX_BATCH;
 	CHECK(account_shortfall(&p) == STOCK_RX_BATCH);
@@ -115,6 +116,14 @@ static int a_stock_unconsume_loss_is_at_most_a_batch(void)
 	p.down = 1;
 	CHECK(account_shortfall(&p) == 1);
 	CHECK(!account_stock_unconsume(&p));
+	/* the batch vhost-net took came from a ring of 16 */
+	p.down = 0;
+	p.ring = 16;
+	p.sent += 16;
+	CHECK(account_shortfall(&p) == 16);
+	CHECK(account_stock_unconsume(&p));
+	p.sent++;
+	CHECK(!account_stock_unconsume(&p));
 	return 0;
 }
 
@@ -128,7 +137,7 @@ int main(void)
 		{ "ENETDOWN after the fds read empty: a stopped queue", enetdown_is_a_stopped_queue },
 		{ "no frames: passes; a backlog alone fails", an_empty_phase_passes },
 		{ "backpressure on, a ring of 16: a ring drop fails", backpressure_forbids_ring_drops },
-		{ "stock unconsume: a loss of 1 to a batch, nothing stuck",
+		{ "stock unconsume: a loss of 1 to a batch or a ring, nothing stuck",
 		  a_stock_unconsume_loss_is_at_most_a_batch },
 	};
 

@@ -8,17 +8,28 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "net.h"
+
 /* The ring's block (vq_ring_bytes(VH_NUM_MAX), page aligned), then the buffers. */
 #define OFF_BUF (4 * 4096)
 #define MEM_SIZE (OFF_BUF + VH_NUM_MAX * VH_BUF)
 
 /* vhost-net writes the virtio-net header; the tap gives bare frames. */
 #define FEATURES ((1ULL << VHOST_NET_F_VIRTIO_NET_HDR) | (1ULL << VIRTIO_F_VERSION_1))
+/* What a used buffer holds: that header (VERSION_1's size) and a frame. */
+#define USED_LEN (sizeof(struct virtio_net_hdr_mrg_rxbuf) + sizeof(fz_frame))
 
 /* errno after a bench/vhost_drv call failed (its message not wanted). */
 static int failed(void)
 {
 	return errno ? -errno : -EIO;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
 }
 
 void vh_init(struct fz_vhost *v)
@@ -52,9 +63,9 @@ int vh_setup(struct fz_vhost *v, unsigned int num)
 	struct vq vq;
 	int ret;
 
-	if (v->backend >= 0)
+	if (v->backend >= 0 || v->orphan)
 		return -EBUSY;
-	if (num > VH_NUM_MAX || vq_ring_bytes(num) > OFF_BUF)
+	if (!num || num > VH_NUM_MAX || (num & (num - 1)) || vq_ring_bytes(num) > OFF_BUF)
 		return -EINVAL;
 	ret = vh_own(v);
 	if (ret)
@@ -67,6 +78,8 @@ int vh_setup(struct fz_vhost *v, unsigned int num)
 			v->mem = NULL;
 			return failed();
 		}
+		/* the netns operation's child has no use for vhost-net's memory */
+		madvise(v->mem, MEM_SIZE, MADV_DONTFORK);
 		if (vhost_configure(&v->dev, FEATURES & v->dev.features, v->mem, MEM_SIZE, err,
 				    sizeof(err))) {
 			ret = failed();
@@ -80,14 +93,22 @@ int vh_setup(struct fz_vhost *v, unsigned int num)
 		return -EINVAL;
 	/* from here a failure leaves no ring set up */
 	v->vq.num = 0;
+	if (!v->eventfds) {
+		/* those of a setup that failed half way go first */
+		close_fd(&v->dev.kick[VHOST_RXQ]);
+		close_fd(&v->dev.call[VHOST_RXQ]);
+	}
 	if (v->eventfds ? vhost_vq_reset(&v->dev, VHOST_RXQ, &vq, err, sizeof(err))
 			: vhost_vq_setup(&v->dev, VHOST_RXQ, &vq, err, sizeof(err)))
 		return failed();
 	v->eventfds = true;
 	v->vq = vq;
 	v->nfree = num;
-	for (unsigned int i = 0; i < num; i++)
+	v->bad = false;
+	for (unsigned int i = 0; i < num; i++) {
 		v->free_ids[i] = (uint16_t)(num - 1 - i);
+		v->posted[i] = false;
+	}
 	return 0;
 }
 
@@ -104,6 +125,7 @@ int vh_backend(struct fz_vhost *v, int fd, int dev)
 	if (vhost_attach(&v->dev, VHOST_RXQ, fd, err, sizeof(err)))
 		return failed();
 	v->backend = fd;
+	v->orphan = false;
 	if (fd >= 0)
 		v->used_dev = dev;
 	return 0;
@@ -119,6 +141,12 @@ unsigned int vh_reap(struct fz_vhost *v)
 	if (!v->vq.num)
 		return 0;
 	while (vq_harvest(&v->vq, &id, &len, &bad)) {
+		/* vq_harvest() checked the range */
+		if (!v->posted[id] || len != USED_LEN) {
+			v->bad = true;
+			continue;
+		}
+		v->posted[id] = false;
 		v->free_ids[v->nfree++] = id;
 		n++;
 	}
@@ -135,6 +163,7 @@ unsigned int vh_post(struct fz_vhost *v, unsigned int n)
 	for (; posted < n && v->nfree; posted++) {
 		uint16_t id = v->free_ids[--v->nfree];
 
+		v->posted[id] = true;
 		vq_post(&v->vq, id, (uintptr_t)(v->mem + OFF_BUF + (size_t)id * VH_BUF), VH_BUF);
 	}
 	if (posted) {

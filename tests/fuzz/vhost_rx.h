@@ -25,8 +25,13 @@ struct fz_vhost {
 	struct vq vq;		/* vq.num 0: not set up */
 	unsigned int nfree;	/* buffers not posted */
 	uint16_t free_ids[VH_NUM_MAX];
-	bool bad;		/* the used ring gave an id out of range */
+	bool posted[VH_NUM_MAX];	/* buffer i is vhost-net's */
+	bool bad;		/* since the ring was set up, a used entry named a
+				 * buffer not posted, or its length was not a
+				 * header and one of the fuzzer's frames */
 	int backend;		/* the tap fd set as the rx backend, or -1 */
+	bool orphan;		/* a removal failed after its fd was closed:
+				 * vhost-net may still hold a backend */
 	int used_dev;		/* the tap whose frames the used ring holds, or -1 */
 };
 
@@ -43,8 +48,8 @@ int vh_own(struct fz_vhost *v);
  * Sets the rx vring up with num entries, a power of two up to VH_NUM_MAX
  * (-EINVAL otherwise, nothing changed): features and memory table the
  * first time, then size, base 0 and addresses, and the eventfds once; its
- * buffers all unposted. 0, or -errno (the kernel's answer; no ring set up
- * then). Only without a backend (-EBUSY).
+ * buffers all unposted, bad cleared. 0, or -errno (the kernel's answer; no
+ * ring set up then). Only without a backend, nor an orphan (-EBUSY).
  */
 int vh_setup(struct fz_vhost *v, unsigned int num);
 

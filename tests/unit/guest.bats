@@ -144,15 +144,19 @@ probe_stub() {
 	done
 }
 
-@test "guest_splats: finds KASAN, lockdep, WARN, BUG, RCU stall, hung task, oops and panic lines, and nothing in a clean boot" {
+@test "guest_splats: finds KASAN, lockdep, WARN, BUG, RCU stall, hung task, oops, panic, a queueing virtual device and a leaked netdev, and nothing in a clean boot" {
 	local repo
 	repo=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 	run guest_splats "$repo/tests/fixtures/console/splats.log"
 	[ "$status" -eq 0 ]
-	[ "$(wc -l <<<"$output")" -eq 9 ]
+	[ "$(wc -l <<<"$output")" -eq 11 ]
 	[[ "$output" == *"BUG: KASAN: use-after-free in vhost_net_buf_unproduce"* ]]
 	[[ "$output" == *"WARNING: possible circular locking dependency detected"* ]]
 	[[ "$output" == *"INFO: task kworker/0:1:12 blocked for more than 60 seconds."* ]]
+	# the core's complaints: a device without a queue that returned busy, a
+	# netdev whose references never drop
+	[[ "$output" == *"Virtual device fz0 asks to queue packet!"* ]]
+	[[ "$output" == *"unregister_netdevice: waiting for fz1 to become free"* ]]
 	[[ "$output" != *"KernelAddressSanitizer initialized"* ]]
 	[[ "$output" != *"RCU lockdep checking is enabled"* ]]
 	# our init's exit after the command (no power-off within 10 s): not a splat
