@@ -55,7 +55,7 @@ failed, or an error.
 EOF
 }
 
-kernel=patched seconds=600 seed='' ops=300 minimise=1 out='' replay=() found_s='' again='' confirmed=''
+kernel=patched seconds=600 seed='' ops=300 minimise=1 out='' replay=() found_s='' again='' confirmed='' min_s=''
 coverage='' cover='' fuzz_opts='' finished=''
 
 # guest RUNDIR TIMEOUT ARG...: tests/fuzz/fuzz-guest.sh ARG... in a guest;
@@ -252,12 +252,15 @@ fuzz() {
 		log "not minimised: the failure does not reproduce from the operations alone"
 	elif [ -n "$minimise" ]; then
 		log "minimising ${#all[@]} operations (a guest per round)"
+		local min_t0
+		min_t0=$(now)
 		if ! fuzz_ddmin tester "$work/min" "${all[@]}"; then
 			log "not minimised: the minimiser failed"
 			finish "$name: $why" "$total"
 			return 1
 		fi
 		printf '%s\n' "${FUZZ_MIN[@]}" >"$work/min.ops"
+		min_s=$(since "$min_t0")
 		confirmed=$(reproduces "$work/min.ops" 3)
 		{
 			echo "# tunfuzz reproducer: $signature"
@@ -288,6 +291,7 @@ finish() {
 		[ ! -f "$out/coverage.csv" ] || fuzz_reached "$out/coverage.csv" | sed 's/^/- Coverage, /'
 		[ -z "$found_s" ] || echo "- Failed after $found_s s (host time from the guest's start to its end: the boot included)."
 		[ -z "$again" ] || echo "- The failing seed's operations alone, in a fresh guest: failed the same way $again times of 3."
+		[ -z "$min_s" ] || echo "- Minimised in $min_s s (host time, the confirming guests not included)."
 		[ ! -f "$out/repro.ops" ] || echo "- Reproducer ($(grep -vc '^#' "$out/repro.ops") ops, failed the same way in $confirmed of 3 fresh guests): repro.ops; replay: repro.sh."
 		echo
 		echo "Made by the harness: $VRB_COMMAND_LINE"
