@@ -200,7 +200,7 @@ int account_judge(const struct account_phase *p, char *why, size_t len)
 			 p->name, took, seen);
 		return 1;
 	}
-	/* races a ring of 1 or 2 entries may lose are out of bp_ring's range */
+	/* rings under BP_RING_MIN entries may lose a race: bp_ring is 0 there */
 	if (p->bp_ring > 0 && p->tx_dropped) {
 		snprintf(why, len,
 			 "backpressure: %s dropped %lld frames at a ring of %lld with IFF_BACKPRESSURE and a qdisc that queues",
