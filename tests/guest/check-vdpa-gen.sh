@@ -16,7 +16,8 @@
 #           stalls before and after it.
 #   run     one seeded run (RATE BURST FRAMES SEED RING STALLS [ANCHORED]): prints its
 #           counters and virtio_net's on a "result" line, for the repeat
-#           test (two boots, the same line).
+#           test (two boots: frame counts the same, refill timing within
+#           bounds).
 #   rule    the patched kernel's min_numfree=adaptive and adaptive-dry,
 #           decided per poll, seen in virtio_net's refill counters on a
 #           256-entry ring (each count includes the fill at open: one

@@ -4,17 +4,18 @@
 # kernel's virtio_net, in the 1-vCPU icount guest. Bad values are refused,
 # every frame offered is delivered or dropped, virtio_net receives every
 # delivered frame, seeded stalls make the ring drop, and the same
-# (kernel, seed, rate, ring, stalls) in two boots gives identical counts.
+# (kernel, seed, rate, ring, stalls) in two boots gives identical frame
+# counts.
 # The patched kernel's min_numfree=adaptive and adaptive-dry are seen
 # deciding per poll in the refill counters (check-vdpa-gen.sh rule).
-# Guest time itself repeats to a few us in 200 ms, not exactly
+# Guest time itself repeats to tens of us in 200 ms, not exactly
 # (gen_ns, stall_ns, stall_delay_ns, elapsed_ns), and with it whether the
 # driver had its rx callback on at a burst (notifies, a few to 25 in 1000):
 # those are printed, not compared. A poll that comes that close to a burst
 # can split one refill in two, or find the ring empty at a stall's edge:
-# refills and kicks may differ by 1% (595 against 597 seen), starved polls
-# and starvations by one per seeded stall (2 against 3 seen); every frame
-# count must be equal.
+# refills and kicks may differ by 1% of the first boot's count (at least
+# one; 595 against 597 seen), starved polls and starvations by one per
+# seeded stall (2 against 3 seen); every other counter must be equal.
 
 load vm_helpers
 
@@ -84,10 +85,9 @@ near() {
 	[[ "$a" == *" gen_stalls=3 "* ]]
 	near refills "$a" "$b"
 	near kicks "$a" "$b"
-	within starved_polls 3 "$a" "$b"
-	within starvations 3 "$a" "$b"
-	# the patched kernel's refill counters are in the line, so they repeat too
-	[[ "$a" == *" refills="* ]]
+	# one per seeded stall
+	within starved_polls "$(field gen_stalls "$a")" "$a" "$b"
+	within starvations "$(field gen_stalls "$a")" "$a" "$b"
 }
 
 @test "patched kernel: min_numfree=adaptive refills as auto when polls are under their budget, in legacy's batches when they use it; adaptive-dry refills at once after a stall (virtual time)" {
