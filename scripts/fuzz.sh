@@ -20,8 +20,8 @@ export VRB_COMMAND_LINE="${VRB_COMMAND_LINE:-$(printf '%q' "$0"; printf ' %q' "$
 usage() {
 	cat <<EOF
 Usage: scripts/fuzz.sh [--kernel K] [--seconds S] [--seed N] [--ops N]
-                       [--no-minimise] [--coverage] [--out DIR]
-       scripts/fuzz.sh [--kernel K] --replay FILE...
+                       [--no-minimise] [--coverage] [--known] [--out DIR]
+       scripts/fuzz.sh [--kernel K] [--known] --replay FILE...
 
 Boots kernel K (stock, patched, or a bzImage path; default patched; the
 flavour is VRB_KERNEL_FLAVOUR's, base or debug) with a virtio-net NIC and
@@ -34,7 +34,8 @@ sequence that fails the same way, none of whose operations can go alone:
 repro.ops in the result dir, and repro.sh, which replays it.
 Writes results/<date>-fuzz-<base>/: meta.txt, seeds.csv (per seed: its
 outcome, operations, accounting phases checked and skipped, vaccount phases
-checked, and those of them with a stock unconsume loss), summary.md; on a
+checked, those of them with a stock unconsume loss, and operations skipped
+as known limitations), summary.md; on a
 failure the seed's log, the guest's console, repro.ops and repro.sh.
 
   --kernel K      stock, patched (default), or a bzImage
@@ -45,6 +46,10 @@ failure the seed's log, the guest's console, repro.ops and repro.sh.
   --coverage      count each function's entries in tun.o, tap.o, vhost's
                   net.o and virtio_net.o with a kprobe (K stock or patched:
                   the functions come from its build): coverage.csv
+  --known         run the operations that reach a limitation the series'
+                  cover letters list as known (noqueue in place of a qdisc
+                  on a backpressure tap whose queue may be stopped); by
+                  default tunfuzz skips them
   --out DIR       the result dir (default: a new one under results/)
   --replay FILE   replay FILE and the files after it, in one guest, stopping
                   at the first that fails; no result dir. Exit 0: all passed
@@ -56,7 +61,7 @@ EOF
 }
 
 kernel=patched seconds=600 seed='' ops=300 minimise=1 out='' replay=() found_s='' again='' confirmed='' min_s=''
-coverage='' cover='' fuzz_opts='' finished=''
+coverage='' cover='' fuzz_opts='' finished='' known=''
 
 # guest RUNDIR TIMEOUT ARG...: tests/fuzz/fuzz-guest.sh ARG... in a guest;
 # guest-run.sh's status (123: a splat, 124: timeout, 125: the guest died).
@@ -67,7 +72,7 @@ guest() {
 	"$VRB_ROOT/scripts/guest-run.sh" --kernel "$kernel" --nic --append panic_on_oops=1 \
 		--run-dir "$run" --timeout "$timeout" -- \
 		env VRB_FUZZ_BIN="$VRB_CACHE/fuzz/tunfuzz" ${cover:+VRB_FUZZ_COVER="$cover"} \
-		VRB_FUZZ_PATCHED="$([ "$kernel" != patched ] || echo 1)" \
+		VRB_FUZZ_PATCHED="$([ "$kernel" != patched ] || echo 1)" VRB_FUZZ_KNOWN="$known" \
 		"$VRB_ROOT/tests/fuzz/fuzz-guest.sh" "$@" \
 		>"$run.out" 2>"$run.err" || rc=$?
 	return "$rc"
@@ -127,6 +132,7 @@ main() {
 		--ops) [ $# -ge 2 ] || die "--ops needs a value"; check_range --ops "$2" 1 5000; ops=$2; fuzz_opts+=" $1"; shift 2 ;;
 		--no-minimise) minimise=''; fuzz_opts+=" $1"; shift ;;
 		--coverage) coverage=1; fuzz_opts+=" $1"; shift ;;
+		--known) known=1; shift ;;
 		--out) [ $# -ge 2 ] || die "--out needs a value"; results_claimable "$2"; out=$2; fuzz_opts+=" $1"; shift 2 ;;
 		--replay)
 			shift
@@ -141,7 +147,7 @@ main() {
 		*) usage >&2; die "unknown option '$1'" ;;
 		esac
 	done
-	[ "${#replay[@]}" -eq 0 ] || [ -z "$fuzz_opts" ] || die "--replay takes --kernel only, not$fuzz_opts"
+	[ "${#replay[@]}" -eq 0 ] || [ -z "$fuzz_opts" ] || die "--replay takes --kernel and --known only, not$fuzz_opts"
 	case $kernel in stock | patched) ;; *) [ -z "$coverage" ] || die "--coverage needs --kernel stock or patched (the functions come from its build)" ;; esac
 	[ -f "$kernel" ] || case $kernel in stock | patched) ;; *) die "no kernel image $kernel" ;; esac
 	! guest_hidden "$VRB_CACHE" ||
@@ -198,21 +204,21 @@ fuzz() {
 	case $kernel in stock | patched) image=$(kernel_image "$kernel") ;; esac
 	# the image itself: a kernel given by path has no build to describe it
 	results_meta "fuzz_kernel=$kernel" "fuzz_kernel_sha256=$(sha256sum "$image" | cut -c1-16)" \
-		"first_seed=$seed" "ops_per_seed=$ops" "seconds=$seconds" >"$out/meta.txt"
+		"first_seed=$seed" "ops_per_seed=$ops" "seconds=$seconds" "known_run=${known:-0}" >"$out/meta.txt"
 	log "fuzzing the $kernel kernel ($(kernel_flavour)) for $seconds s from seed $seed, $ops ops a seed: $out"
 	t0=$(now)
 	# the last seed may start just before the deadline and run RUN_TIMEOUT
 	# (900 s, fuzz-guest.sh); the boot and the splat search get the rest
 	guest "$work/fuzz" $((seconds + 1200)) seeds "$seed" $((seed + 100000000)) "$ops" "$seconds" eth0 || rc=$?
 	results_csv_open "$out/seeds.csv" \
-		"seed,outcome,ops,accounts_checked,accounts_skipped,vaccounts_checked,stock_unconsume_losses" \
+		"seed,outcome,ops,accounts_checked,accounts_skipped,vaccounts_checked,stock_unconsume_losses,known_skipped" \
 		"fuzz_kernel=$kernel"
 	for f in "$work"/fuzz/seed-*.log; do
 		[ -e "$f" ] || continue
 		name=$(basename "$f" .log)
 		outcome=fail
 		! grep -qx "pass $name" "$work/fuzz.out" || outcome=pass
-		echo "${name#seed-},$outcome,$(grep -c '^op ' "$f" || true),$(grep -c '^  v\{0,1\}account .*: sent ' "$f" || true),$(grep -c '^  v\{0,1\}account[ :].*skipped' "$f" || true),$(grep -c '^  vaccount .*: sent ' "$f" || true),$(grep -c '^  vaccount .*: stock: ' "$f" || true)"
+		echo "${name#seed-},$outcome,$(grep -c '^op ' "$f" || true),$(grep -c '^  v\{0,1\}account .*: sent ' "$f" || true),$(grep -c '^  v\{0,1\}account[ :].*skipped' "$f" || true),$(grep -c '^  vaccount .*: sent ' "$f" || true),$(grep -c '^  vaccount .*: stock: ' "$f" || true),$(grep -c '^  known: skipped' "$f" || true)"
 	done | sort -t, -k1,1n >>"$out/seeds.csv"
 	cover=''
 	if [ -n "$coverage" ]; then
@@ -269,8 +275,8 @@ fuzz() {
 			printf '%s\n' "${FUZZ_MIN[@]}"
 		} >"$out/repro.ops"
 		# shellcheck disable=SC2016 # $0 is the reproducer's own
-		printf '#!/bin/sh\n# Replays repro.ops in a guest (from the repository root).\nexec scripts/fuzz.sh --kernel %s --replay "$(dirname "$0")/repro.ops"\n' \
-			"$kernel" >"$out/repro.sh"
+		printf '#!/bin/sh\n# Replays repro.ops in a guest (from the repository root).\nexec scripts/fuzz.sh --kernel %s%s --replay "$(dirname "$0")/repro.ops"\n' \
+			"$kernel" "${known:+ --known}" >"$out/repro.sh"
 		chmod +x "$out/repro.sh"
 		log "reproducer: ${#FUZZ_MIN[@]} ops, failed the same way in $confirmed of 3 fresh guests: $out/repro.ops"
 	fi
@@ -287,6 +293,7 @@ finish() {
 		echo
 		echo "- Kernel: $kernel ($(kernel_flavour)), from seed $seed, $ops operations a seed, for $seconds s."
 		echo "- Seeds run: $seeds; operations: $2 ($(tail -n 1 "$work/fuzz.out" | grep '^ran ' || echo 'the guest did not finish'))."
+		echo "- Operations skipped as known limitations: $(grep -v '^#' "$out/seeds.csv" | tail -n +2 | awk -F, '{ k += $8 } END { print k + 0 }')$([ -z "$known" ] || echo ' (--known: none skipped)')."
 		echo "- Accounting phases checked: $(grep -v '^#' "$out/seeds.csv" | tail -n +2 | awk -F, '{ c += $4; s += $5; v += $6; l += $7 } END { printf "%d (skipped: %d: the tap down, without a carrier, with no queue attached, or no vhost-net backend); %d of them removed vhost-net'"'"'s backend, and %d of those lost frames uncounted (stock only)", c, s, v, l }')."
 		[ ! -f "$out/coverage.csv" ] || fuzz_reached "$out/coverage.csv" | sed 's/^/- Coverage, /'
 		[ -z "$found_s" ] || echo "- Failed after $found_s s (host time from the guest's start to its end: the boot included)."

@@ -17,7 +17,9 @@
 # "ran N ops in S s". Exit: 0 all passed; 1 a run failed (the rest not
 # run); 2 bad usage.
 # With VRB_FUZZ_PATCHED=1, tunfuzz runs with --patched (the series' ioctls
-# must be there). With VRB_FUZZ_COVER=LIST ("OBJECT FUNCTION" lines, lib/fuzz.sh's
+# must be there); with VRB_FUZZ_KNOWN=1, with --known (the operations
+# that reach the series' known limitations run, not skipped). With
+# VRB_FUZZ_COVER=LIST ("OBJECT FUNCTION" lines, lib/fuzz.sh's
 # fuzz_functions), a kprobe counts each function's entries (c_I for LIST's
 # line I) and $VRB_OUT/coverage.profile gets kprobe_profile at the end.
 set -euo pipefail
@@ -49,7 +51,8 @@ one() {
 	echo "start $name"
 	dmesg -c >/dev/null
 	ASAN_OPTIONS=detect_leaks=0:exitcode=3 UBSAN_OPTIONS=exitcode=3 \
-		timeout "$RUN_TIMEOUT" "$fuzz" "$@" ${VRB_FUZZ_PATCHED:+--patched} >"$log" 2>&1 || rc=$?
+		timeout "$RUN_TIMEOUT" "$fuzz" "$@" ${VRB_FUZZ_PATCHED:+--patched} \
+		${VRB_FUZZ_KNOWN:+--known} >"$log" 2>&1 || rc=$?
 	ops=$((ops + $(grep -c '^op ' "$log" || true)))
 	dmesg -c >"$out/$name.dmesg" || echo "dmesg -c failed: splats not looked for" >>"$out/$name.dmesg"
 	if lines=$(guest_splats "$out/$name.dmesg"); then

@@ -33,6 +33,7 @@ struct fz {
 	const char *nic;	/* a virtio-net device for its knobs, or NULL */
 	bool verbose;		/* each operation's answer on stdout */
 	bool patched;		/* the kernel carries the series: its ioctls exist */
+	bool known;		/* run the operations that reach known limitations */
 };
 
 /* Draws one operation. */

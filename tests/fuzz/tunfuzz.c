@@ -26,8 +26,10 @@ static const char *prog = "tunfuzz";
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: tunfuzz [--nic IF] [--verbose] [--patched] --seed S --ops N [--print-only]\n"
-		"       tunfuzz [--nic IF] [--verbose] [--patched] --replay FILE [--print-only]\n"
+		"Usage: tunfuzz [--nic IF] [--verbose] [--patched] [--known] --seed S --ops N\n"
+		"               [--print-only]\n"
+		"       tunfuzz [--nic IF] [--verbose] [--patched] [--known] --replay FILE\n"
+		"               [--print-only]\n"
 		"Runs N operations drawn from seed S, or those of FILE (one per line, as\n"
 		"the log prints them after \"op N: \"; blank lines and # comments skipped),\n"
 		"on taps fz0 and fz1 (deleted first and after). --nic IF: a virtio-net\n"
@@ -36,7 +38,10 @@ static void usage(FILE *f)
 		"FILE's operations checked and printed as the log would, without running\n"
 		"them. --verbose: each operation's answer too. --patched: the kernel carries\n"
 		"the series: no IFF_BACKPRESSURE in TUNGETFEATURES, or no rx-batch ioctl,\n"
-		"fails the run.\n"
+		"fails the run. --known: run the operations that reach a limitation the\n"
+		"series lists as known (noqueue in place of a qdisc on a tap with\n"
+		"IFF_BACKPRESSURE and frames in a ring, whose queue may be stopped); without\n"
+		"it they are skipped, a \"  known: \" line saying so.\n"
 		"Exit: 0 every operation ran and every check held; 1 a check failed\n"
 		"(\"FAIL: \" says which); 2 bad usage, an unreadable FILE or a log that\n"
 		"could not be written.\n"
@@ -131,12 +136,13 @@ int main(int argc, char **argv)
 		{ "print-only", no_argument, NULL, 'p' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "patched", no_argument, NULL, 'P' },
+		{ "known", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long long seed = 0, n = 0;
 	const char *replay = NULL, *nic = NULL;
-	int have_seed = 0, have_n = 0, print_only = 0, verbose = 0, patched = 0, c, ret;
+	int have_seed = 0, have_n = 0, print_only = 0, verbose = 0, patched = 0, known = 0, c, ret;
 	struct fz st;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -170,6 +176,9 @@ int main(int argc, char **argv)
 		case 'P':
 			patched = 1;
 			break;
+		case 'k':
+			known = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -189,6 +198,7 @@ int main(int argc, char **argv)
 	fz_init(&st, nic);
 	st.verbose = verbose;
 	st.patched = patched;
+	st.known = known;
 	ret = fz_check_kernel(&st);
 	if (!ret)
 		ret = replay ? run_file(&st, replay, 0) : run_seed(&st, seed, n, 0);

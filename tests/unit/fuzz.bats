@@ -248,7 +248,7 @@ answers() { cat "$BATS_TEST_TMPDIR/answer"; }
 	echo "close 0" >"$BATS_TEST_TMPDIR/ok.ops"
 	run "$VRB_ROOT/scripts/fuzz.sh" --replay "$BATS_TEST_TMPDIR/ok.ops" --seconds 20
 	[ "$status" -ne 0 ]
-	[[ "$output" == *"--replay takes --kernel only, not --seconds"* ]]
+	[[ "$output" == *"--replay takes --kernel and --known only, not --seconds"* ]]
 	run "$VRB_ROOT/scripts/fuzz.sh" --out "" --kernel "$BATS_TEST_TMPDIR/none"
 	[[ "$output" == *"'' is no name for a result dir"* ]]
 	run "$VRB_ROOT/scripts/fuzz.sh" --out "$BATS_TEST_TMPDIR/ok.ops" --kernel "$BATS_TEST_TMPDIR/none"
