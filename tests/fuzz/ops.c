@@ -272,45 +272,59 @@ static int op_queue(struct fz *st, int s, short flags)
 }
 
 /*
- * Whether tap dev's tx queue may be stopped by IFF_BACKPRESSURE: the tap
- * has the flag and the ring of one of its queues holds frames (polls
- * readable). A queue is stopped only when its ring fills, and woken when
- * its consumer has read half of it or emptied it, when its fd is attached
- * or detached, or when its ring is resized: a stopped queue's ring is never
- * empty. vhost-net's backend removed after its fd closed (an orphan) may
- * hold any tap's ring, unseen: then any tap with the flag may be stopped.
+ * Why tap dev's tx queue may be stopped by IFF_BACKPRESSURE, or NULL: the
+ * tap has the flag, and its qdisc holds frames, or no fd of it is attached,
+ * or the ring of one of its queues holds frames (polls readable). A queue
+ * is stopped only when its ring fills, and woken when its consumer has
+ * read half of it or emptied it, when a queue is attached, or when its
+ * ring is resized; the last queue detached or closed keeps its stop, and
+ * its ring is purged, until a queue is attached again. So, that case aside,
+ * a stopped queue's ring is not empty. The qdisc is looked at first: its
+ * frames may refill a ring once polled empty (a wake leaves them to the
+ * NET_TX softirq); with none there and the rings empty, only tunfuzz's
+ * own sends refill them. When vhost-net still holds a backend whose fd
+ * tunfuzz closed (an orphan: its removal failed), that ring cannot be
+ * polled, and any tap with the flag may be stopped.
  */
-static bool may_be_stopped(const struct fz *st, int dev)
+static const char *may_be_stopped(const struct fz *st, int dev)
 {
+	struct qdisc_stats q;
 	char name[IFNAMSIZ];
+	bool attached = false;
 
 	tap_name(dev, name);
 	if (!(net_sysfs_hex(name, "tun_flags") & FZ_IFF_BACKPRESSURE))
-		return false;
+		return NULL;
 	if (st->vh.orphan)
-		return true;
+		return "vhost-net may hold a ring tunfuzz cannot poll";
+	if (net_qdisc_stats(name, &q) || q.backlog > 0)
+		return "its qdisc holds frames";
 	for (int s = 0; s < FZ_NSLOT; s++) {
 		struct pollfd p = { .fd = st->fd[s], .events = POLLIN };
 
-		if (st->fd[s] >= 0 && st->dev[s] == dev && poll(&p, 1, 0) > 0 &&
-		    (p.revents & POLLIN))
-			return true;
+		if (st->fd[s] < 0 || st->dev[s] != dev || st->detached[s])
+			continue;
+		attached = true;
+		if (poll(&p, 1, 0) > 0 && (p.revents & POLLIN))
+			return "a ring holds frames";
 	}
-	return false;
+	return attached ? NULL : "no fd of it is attached";
 }
 
 /*
- * Whether op reaches a limitation the series' cover letters list as known
- * and not addressed (upstream behaves the same), which the fuzzer skips
- * unless st->known: noqueue put in place of a qdisc under which
- * IFF_BACKPRESSURE may have stopped the tap's queue. The core's noqueue
- * path then refuses every frame sent to the tap with ENETDOWN and "Virtual
- * device fzN asks to queue packet!" until the queue's consumer wakes it.
+ * Why op reaches a limitation the series' cover letters list as known and
+ * not addressed (upstream behaves the same), which the fuzzer skips unless
+ * st->known; NULL when it does not. The one: noqueue put in place of a
+ * qdisc under which IFF_BACKPRESSURE may have stopped the tap's queue. The
+ * core's noqueue path then refuses every frame sent to the tap with
+ * ENETDOWN and "Virtual device fzN asks to queue packet!" until the queue
+ * is woken.
  */
-static bool known_limitation(const struct fz *st, const struct op *op)
+static const char *known_limitation(const struct fz *st, const struct op *op)
 {
-	return !st->known && op->kind == K_QDISC && !strcmp(qdiscs[op->a[1]], "noqueue") &&
-	       may_be_stopped(st, (int)op->a[0]);
+	if (st->known || op->kind != K_QDISC || strcmp(qdiscs[op->a[1]], "noqueue"))
+		return NULL;
+	return may_be_stopped(st, (int)op->a[0]);
 }
 
 static int op_qdisc(const long *a)
@@ -503,12 +517,14 @@ int op_run(struct fz *st, const struct op *op)
 {
 	const long *a = op->a;
 	char name[IFNAMSIZ];
+	const char *why;
 	int ret = 0, s = (int)a[0];
 
-	if (known_limitation(st, op)) {
-		/* counted by scripts/fuzz.sh: "  known: " starts the line */
-		printf("  known: skipped: fz%ld has IFF_BACKPRESSURE and frames in a ring, its queue may be stopped: noqueue would refuse its frames (--known runs it)\n",
-		       a[0]);
+	why = known_limitation(st, op);
+	if (why) {
+		/* counted by scripts/fuzz.sh: "  known: skipped" starts the line */
+		printf("  known: skipped: fz%ld has IFF_BACKPRESSURE and %s: its queue may be stopped\n",
+		       a[0], why);
 		return 0;
 	}
 	switch (op->kind) {

@@ -2,12 +2,11 @@
 # The fuzzer in a guest (scripts/fuzz.sh, tests/fuzz/): a short seeded run
 # on each kernel finds no splat and no failed check, and writes its result
 # dir; the patched kernel replays every reproducer in tests/fuzz/repro/
-# without a splat (tests/fuzz/open/, known limitations, is not replayed);
-# the known noqueue limitation shows with tunfuzz --known and is skipped
-# without; and vhost-net's unconsume into a full ring loses frames on
-# stock, which patched counts. On the debug
-# kernels (make check-debug) this is the fuzzer's short form under KASAN
-# and lockdep.
+# without a splat; the known noqueue limitation (tests/fuzz/open/) shows
+# with tunfuzz --known and is skipped without; and vhost-net's unconsume
+# into a full ring loses frames on stock, which patched counts. On the
+# debug kernels (make check-debug) this is the fuzzer's short form under
+# KASAN and lockdep.
 
 load vm_helpers
 
@@ -54,13 +53,13 @@ unconsume() {
 	[ ! -e "$BATS_TEST_TMPDIR/run/splats" ]
 }
 
-# noqueue KERNEL [--known]: tunfuzz replays tests/fuzz/open/noqueue-after-stop.ops
-# on KERNEL (its run dir: $BATS_TEST_TMPDIR/KERNEL$2); $output has its log.
+# noqueue KERNEL NAME [--known]: tunfuzz replays tests/fuzz/open/NAME.ops
+# on KERNEL (tunfuzz built first); $output has its log, $run its run dir.
 noqueue() {
-	make -s -C "$VRB_ROOT/tests/fuzz" BUILD="$VRB_CACHE/fuzz"
-	run "$VRB_ROOT/scripts/guest-run.sh" --kernel "$1" --run-dir "$BATS_TEST_TMPDIR/$1${2:-}" -- \
+	run=$BATS_TEST_TMPDIR/$1-$2${3:-}
+	run "$VRB_ROOT/scripts/guest-run.sh" --kernel "$1" --run-dir "$run" -- \
 		env ASAN_OPTIONS=detect_leaks=0 "$VRB_CACHE/fuzz/tunfuzz" \
-		--replay "$VRB_ROOT/tests/fuzz/open/noqueue-after-stop.ops" ${2:+"$2"}
+		--replay "$VRB_ROOT/tests/fuzz/open/$2.ops" ${3:+"$3"}
 	echo "$output"
 }
 
@@ -79,21 +78,27 @@ noqueue() {
 }
 
 @test "fuzz: noqueue over a queue backpressure stopped: refused with --known on patched, skipped without" {
-	# the limitation is there: the core refuses the frame and says so
-	noqueue patched --known
-	[ "$status" -eq 123 ]
+	local name run
+	make -s -C "$VRB_ROOT/tests/fuzz" BUILD="$VRB_CACHE/fuzz"
+	# the stop under a qdisc (the ring full), and the last queue detached
+	for name in noqueue-after-stop noqueue-after-detach; do
+		# the limitation is there: the core refuses the frame and says so
+		noqueue patched "$name" --known
+		[ "$status" -eq 123 ]
+		[[ "$output" != *"  known: skipped"* ]]
+		grep -q 'Virtual device fz1 asks to queue packet!' "$run/splats"
+		# without --known tunfuzz skips the qdisc change, that one only
+		noqueue patched "$name"
+		[ "$status" -eq 0 ]
+		[ "$(grep -c '^  known: skipped: fz1 has IFF_BACKPRESSURE and ' <<<"$output")" -eq 1 ]
+		[[ "$output" == *"tunfuzz: done"* ]]
+		[ ! -e "$run/splats" ]
+	done
+	# stock takes the open and ignores IFF_BACKPRESSURE: nothing to skip
+	noqueue stock noqueue-after-stop
+	[ "$status" -eq 0 ]
 	[[ "$output" != *"  known: skipped"* ]]
-	grep -q 'Virtual device fz1 asks to queue packet!' "$BATS_TEST_TMPDIR/patched--known/splats"
-	# without --known tunfuzz sees the stopped queue's frames and skips the qdisc
-	noqueue patched
-	[ "$status" -eq 0 ]
-	[[ "$output" == *"  known: skipped: fz1 has IFF_BACKPRESSURE and frames in a ring"* ]]
-	[[ "$output" == *"tunfuzz: done"* ]]
-	[ ! -e "$BATS_TEST_TMPDIR/patched/splats" ]
-	# stock has no backpressure (its open is refused): nothing to skip, no splat
-	noqueue stock --known
-	[ "$status" -eq 0 ]
-	[ ! -e "$BATS_TEST_TMPDIR/stock--known/splats" ]
+	[ ! -e "$run/splats" ]
 }
 
 @test "fuzz: vhost-net's backend removed with a full ring: stock loses frames uncounted, patched counts them" {
