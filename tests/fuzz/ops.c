@@ -297,7 +297,9 @@ static const char *may_be_stopped(const struct fz *st, int dev)
 		return NULL;
 	if (st->vh.orphan)
 		return "vhost-net may hold a ring tunfuzz cannot poll";
-	if (net_qdisc_stats(name, &q) || q.backlog > 0)
+	if (net_qdisc_stats(name, &q))
+		return "no qdisc stats to read (tc -s qdisc show failed)";
+	if (q.backlog > 0)
 		return "its qdisc holds frames";
 	for (int s = 0; s < FZ_NSLOT; s++) {
 		struct pollfd p = { .fd = st->fd[s], .events = POLLIN };
